@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
+SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
+
+.PHONY: install demo test dev corpus clean-data
+
+# The CPU torch goes in first: anything that pulls torch in later finds it satisfied
+# instead of fetching a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+corpus: install
+	$(BIN)/evidence-pipeline generate data/corpus
+
+demo: corpus
+	$(BIN)/evidence-pipeline ingest data/corpus
+	$(BIN)/evidence-pipeline search "$(SAMPLE_QUESTION)" --k 3
+
+test: install
+	$(BIN)/pytest -q
+
+dev: corpus
+	$(BIN)/dagster dev -w workspace.yaml
+
+clean-data:
+	rm -rf data/corpus data/truth data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs

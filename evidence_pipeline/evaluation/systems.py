@@ -1,0 +1,218 @@
+"""The four systems of FORMAT.md, built from the same parsed documents and the same model.
+
+- ``fixed512``: 512-token windows (64 overlap) of the embedding tokenizer over the
+  full text; dense retrieval; the chunk is the context.
+- ``hybridchunker``: Docling's HybridChunker (its defaults, local tokenizer) over the
+  DoclingDocument of the same conversion; ``contextualize(chunk)`` is embedded and is
+  the context; dense retrieval.
+- ``eu_dense``: evidence units and children exactly as the pipeline builds them;
+  dense retrieval, one hit per parent, the parent's text is the context.
+- ``full``: the same points, hybrid dense + BM25 with RRF (``retrieval.search_store``).
+
+Each system lives in its own temporary Edge store. Flat chunks longer than the model's
+256-piece window are embedded truncated, as those baselines do in practice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from evidence_pipeline.embedding import Embedder, TokenCounter
+from evidence_pipeline.evaluation.baselines import FlatChunk, fixed_windows
+from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
+from evidence_pipeline.evaluation.questions import Question
+from evidence_pipeline.pipeline import (
+    PipelineOptions,
+    children_of,
+    evidence_units,
+    make_points,
+    sparse_vectors,
+    split_evidence_units,
+)
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.retrieval import search_store
+from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.sparse import SparseEncoder
+from evidence_pipeline.store import open_store
+from evidence_pipeline.store.base import Point, Store, point_id
+
+SYSTEMS = ("fixed512", "hybridchunker", "eu_dense", "full")
+DENSE_ONLY = {"fixed512": True, "hybridchunker": True, "eu_dense": True, "full": False}
+BASELINE_VERSION = "baseline"
+
+# Wraps a loop to show progress: ``wrap(iterable, description)`` (a tqdm bar in the CLI).
+Wrap = Callable[[Sequence[Any], str], Any]
+
+
+def _no_progress(items: Sequence[Any], _description: str) -> Sequence[Any]:
+    return items
+
+
+@dataclass
+class EvalDoc:
+    """A parsed document and, for the HybridChunker baseline, Docling's own document."""
+
+    parsed: ParsedDoc
+    docling: Any | None = None
+
+
+@dataclass
+class Answer:
+    """What one system returned for one question, and its scores."""
+
+    contexts: list[Context]
+    scores: dict[str, float | None]
+
+
+@dataclass
+class SystemRun:
+    name: str
+    n_chunks: int = 0
+    answers: list[Answer] = field(default_factory=list)
+
+
+class Tokenizer:
+    """The embedding model's tokenizer: counts and character spans of word pieces."""
+
+    def __init__(self, counter: TokenCounter):
+        from transformers import AutoTokenizer
+
+        self.counter = counter
+        self._fast = AutoTokenizer.from_pretrained(counter.model_path)
+        self._counts: dict[str, int] = {}
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        enc = self._fast(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        return [tuple(s) for s in enc["offset_mapping"]]
+
+    def count(self, text: str) -> int:
+        n = self._counts.get(text)
+        if n is None:
+            n = self._counts[text] = self.counter.count(text)
+        return n
+
+
+def flat_points(chunks: Sequence[FlatChunk], embedder: Embedder, doc: ParsedDoc) -> list[Point]:
+    """One point per chunk; the chunk is its own parent, so search returns it as the context."""
+    dense = embedder.embed([c.text for c in chunks])
+    encoder = SparseEncoder()
+    return [
+        Point(
+            id=point_id(c.doc_id, c.chunk_id),
+            dense=vec.tolist(),
+            sparse=encoder.encode_document(c.text),
+            payload={
+                "parent_id": c.chunk_id,
+                "unit_id": c.chunk_id,
+                "child_id": c.chunk_id,
+                "parent_text": c.text,
+                "doc_id": c.doc_id,
+                "doc_title": doc.title,
+                "pages": c.pages,
+                "section_path": [],
+                "caption": None,
+                "unit_kind": "section",
+                "child_kind": "sentence",
+                "text": c.text,
+                "content_hash": doc.content_hash,
+                "pipeline_version": BASELINE_VERSION,
+            },
+        )
+        for c, vec in zip(chunks, dense)
+    ]
+
+
+def unit_points(doc: ParsedDoc, embedder: Embedder, counter: TokenCounter, options: PipelineOptions) -> list[Point]:
+    """The pipeline's points for ``doc`` (the steps of ``pipeline.ingest_parsed``, minus the write)."""
+    units = split_evidence_units(evidence_units(doc, options, counter), options, counter)
+    children = children_of(units, counter)
+    dense = embedder.embed([c.embed_text for c in children])
+    sparse = sparse_vectors(children, SparseEncoder())
+    version = options.version(doc.parser, embedder.model_id)
+    return make_points(units, children, dense, sparse, content_hash=doc.content_hash, pipeline_version=version)
+
+
+def hybrid_chunks(doc: EvalDoc, model_dir: str) -> list[FlatChunk]:
+    from evidence_pipeline.parser.baseline_chunks import hybrid_chunk_texts
+
+    if doc.docling is None:
+        raise ValueError(f"{doc.parsed.doc_id}: the hybridchunker baseline needs the DoclingDocument")
+    return [
+        FlatChunk(chunk_id=f"{doc.parsed.doc_id}-h{i}", doc_id=doc.parsed.doc_id, text=text, pages=pages)
+        for i, (text, pages) in enumerate(hybrid_chunk_texts(doc.docling, model_dir))
+    ]
+
+
+@contextlib.contextmanager
+def built_systems(
+    docs: Sequence[EvalDoc],
+    systems: Sequence[str],
+    embedder: Embedder,
+    tokenizer: Tokenizer,
+    workdir: Path,
+    *,
+    options: PipelineOptions = PipelineOptions(),
+    wrap: Wrap = _no_progress,
+) -> Iterator[dict[str, tuple[Store, SystemRun]]]:
+    """Open one fresh store per system under ``workdir`` and index every document into each."""
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        raise ValueError(f"unknown systems {unknown}; choose from {list(SYSTEMS)}")
+    counter = tokenizer.counter
+    with contextlib.ExitStack() as stack:
+        opened: dict[str, tuple[Store, SystemRun]] = {}
+        for name in systems:
+            store = stack.enter_context(open_store(StoreSettings(path=str(workdir / name))))
+            store.ensure_collection(embedder.dim)
+            opened[name] = (store, SystemRun(name))
+        for doc in wrap(docs, "index"):
+            parsed = doc.parsed
+            # eu_dense and full index the same points: embed once, write into both stores.
+            eu = unit_points(parsed, embedder, counter, options) if {"eu_dense", "full"} & set(systems) else []
+            for name in systems:
+                if name == "fixed512":
+                    points = flat_points(fixed_windows(parsed, tokenizer.spans), embedder, parsed)
+                elif name == "hybridchunker":
+                    points = flat_points(hybrid_chunks(doc, counter.model_path), embedder, parsed)
+                else:
+                    points = eu
+                store, run = opened[name]
+                store.replace_document(parsed.doc_id, points)
+                run.n_chunks += len(points)
+        yield opened
+
+
+def answer(store: Store, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer) -> Answer:
+    hits = search_store(store, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system])
+    contexts = [
+        Context(text=h.parent_text, doc_id=h.doc_id, pages=tuple(h.pages), n_tokens=tokenizer.count(h.parent_text))
+        for h in hits
+    ]
+    return Answer(contexts, score_question(question, contexts, tokenizer.spans))
+
+
+def run_systems(
+    docs: Sequence[EvalDoc],
+    questions: Sequence[Question],
+    systems: Sequence[str] = SYSTEMS,
+    *,
+    embedder: Embedder | None = None,
+    counter: TokenCounter | None = None,
+    options: PipelineOptions = PipelineOptions(),
+    wrap: Wrap = _no_progress,
+) -> dict[str, SystemRun]:
+    """Index ``docs`` into every system, ask every question of each, score the contexts."""
+    embedder = embedder or Embedder()
+    counter = counter or TokenCounter(None)
+    tokenizer = Tokenizer(counter)
+    with tempfile.TemporaryDirectory(prefix="evidence-eval-") as tmp:
+        with built_systems(docs, systems, embedder, tokenizer, Path(tmp), options=options, wrap=wrap) as opened:
+            for question in wrap(questions, "questions"):
+                for name in systems:
+                    store, run = opened[name]
+                    run.answers.append(answer(store, name, question, embedder, tokenizer))
+            return {name: run for name, (_, run) in opened.items()}

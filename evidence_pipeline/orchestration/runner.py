@@ -1,0 +1,108 @@
+"""Run the ingest job for a list of files in this process (what `evidence-pipeline ingest` does)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import dagster as dg
+
+from evidence_pipeline.corpus import doc_id_for, expand_paths, partition_key
+from evidence_pipeline.orchestration.assets import documents
+
+INGEST_JOB = "ingest_document"
+
+
+@dataclass
+class DocumentOutcome:
+    path: Path
+    key: str
+    success: bool
+    units: int = 0
+    children: int = 0
+    error: str | None = None
+
+
+@dataclass
+class IngestSummary:
+    outcomes: list[DocumentOutcome] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[DocumentOutcome]:
+        return [o for o in self.outcomes if not o.success]
+
+    @property
+    def succeeded(self) -> int:
+        return sum(o.success for o in self.outcomes)
+
+    def line(self) -> str:
+        units = sum(o.units for o in self.outcomes)
+        children = sum(o.children for o in self.outcomes)
+        return (
+            f"ingested {self.succeeded} of {len(self.outcomes)} documents: "
+            f"{units} units, {children} children, {len(self.failures)} failed"
+        )
+
+
+def default_instance() -> dg.DagsterInstance:
+    # With DAGSTER_HOME set (the Makefile sets one under data/) the runs show in `dagster dev`.
+    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+
+
+def failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data is not None:
+            data = event.step_failure_data
+            if data.user_failure_data is not None and data.user_failure_data.description:
+                return data.user_failure_data.description
+            if data.error is not None:
+                return data.error.message.strip().splitlines()[-1]
+    return "run failed"
+
+
+def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
+    for event in result.get_asset_materialization_events():
+        mat = event.materialization
+        if mat.asset_key == dg.AssetKey(asset) and key in mat.metadata:
+            return int(mat.metadata[key].value)
+    return 0
+
+
+def ingest_paths(
+    paths: Iterable[str | Path],
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    progress: Callable[[Iterable], Iterable] = lambda items: items,
+) -> IngestSummary:
+    """Register each file as a partition and materialize its assets; one failure stays one failure."""
+    summary = IngestSummary()
+    by_key: dict[str, Path] = {}
+    for path in expand_paths(list(paths)):
+        key = partition_key(doc_id_for(path))
+        if key in by_key:
+            summary.skipped.append(f"{path}: same document id as {by_key[key]}")
+            continue
+        by_key[key] = path
+    registered = set(instance.get_dynamic_partitions(documents.name))
+    new = [k for k in by_key if k not in registered]
+    if new:
+        instance.add_dynamic_partitions(documents.name, new)
+    job = defs.resolve_job_def(INGEST_JOB)
+    for key, path in progress(list(by_key.items())):
+        result = job.execute_in_process(
+            partition_key=key,
+            instance=instance,
+            run_config={"ops": {"raw_pdfs": {"config": {"path": str(path)}}}},
+            raise_on_error=False,
+        )
+        if result.success:
+            outcome = DocumentOutcome(
+                path, key, True, units=_metadata(result, "split_units", "units"), children=_metadata(result, "child_embeddings", "children")
+            )
+        else:
+            outcome = DocumentOutcome(path, key, False, error=failure_message(result))
+        summary.outcomes.append(outcome)
+    return summary

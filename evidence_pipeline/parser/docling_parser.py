@@ -1,0 +1,180 @@
+"""The default parser: Docling for every format, weight-free rule models for PDF layout and tables."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from importlib.metadata import version
+from pathlib import Path
+
+from evidence_pipeline.errors import ParseError
+from evidence_pipeline.parser.convert import docling_to_parsed
+from evidence_pipeline.records import ParsedDoc, sha256_file
+from evidence_pipeline.settings import ParserSettings
+
+SUPPORTED_SUFFIXES = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+MAX_PAGES = 2000
+MAX_BYTES = 500 * 1024 * 1024
+DOCUMENT_TIMEOUT_S = 600.0
+
+_log = logging.getLogger(__name__)
+
+
+def _docling_version() -> str:
+    try:
+        return version("docling-slim")
+    except Exception:  # the full "docling" distribution ships the same modules
+        return version("docling")
+
+
+class DoclingParser:
+    """Parses PDF, DOCX, HTML and Markdown into a ParsedDoc.
+
+    One DocumentConverter per instance, built on first use and reused: Docling keeps its
+    pipelines (and any models) cached inside it, so they load once per process.
+    """
+
+    def __init__(self, settings: ParserSettings = ParserSettings()):
+        self.settings = settings
+        route = "ml" if settings.docling_artifacts else "rules"
+        self.name = f"docling-{_docling_version()}+{route}"
+        self._converter = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ build
+    def _build_converter(self):
+        from docling.datamodel.base_models import InputFormat
+        from docling.datamodel.pipeline_options import HeadingHierarchyOptions, PdfPipelineOptions
+        from docling.document_converter import DocumentConverter, PdfFormatOption
+
+        heading = HeadingHierarchyOptions(enabled=True)
+        if self.settings.docling_artifacts:
+            # Docling's own layout model and TableFormer from pre-downloaded weights.
+            options = PdfPipelineOptions(
+                artifacts_path=self.settings.docling_artifacts,
+                do_ocr=False,
+                do_table_structure=True,
+                heading_hierarchy_options=heading,
+                generate_parsed_pages=True,
+                document_timeout=DOCUMENT_TIMEOUT_S,
+            )
+            pdf = PdfFormatOption(pipeline_options=options)
+        else:
+            from evidence_pipeline.parser.pdf_plugins import (
+                RuleLayoutOptions,
+                RulePdfPipeline,
+                RuleTableStructureOptions,
+            )
+
+            options = PdfPipelineOptions(
+                do_ocr=False,  # OCR engines need downloaded weights too; scanned pages get a warning
+                layout_options=RuleLayoutOptions(),
+                table_structure_options=RuleTableStructureOptions(),
+                heading_hierarchy_options=heading,
+                # the heading-level stage reads font styles from the parsed pages
+                generate_parsed_pages=True,
+                document_timeout=DOCUMENT_TIMEOUT_S,
+            )
+            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options)
+        return DocumentConverter(
+            allowed_formats=[InputFormat.PDF, InputFormat.DOCX, InputFormat.HTML, InputFormat.MD],
+            format_options={InputFormat.PDF: pdf},
+        )
+
+    @property
+    def converter(self):
+        with self._lock:
+            if self._converter is None:
+                self._converter = self._build_converter()
+            return self._converter
+
+    # ------------------------------------------------------------------ parse
+    def parse(self, path: Path, doc_id: str | None = None) -> ParsedDoc:
+        path = Path(path)
+        kind = self._check(path)
+        warnings: list[str] = []
+        if kind == "pdf":
+            warnings += _check_pdf(path)
+        try:
+            result = self.converter.convert(
+                path, raises_on_error=False, max_num_pages=MAX_PAGES, max_file_size=MAX_BYTES
+            )
+        except ParseError:
+            raise
+        except Exception as exc:  # Docling raises many types; callers get one
+            raise ParseError(str(path), f"{kind} could not be converted: {type(exc).__name__}: {exc}") from exc
+        status = getattr(result.status, "value", str(result.status))
+        errors = [e.error_message for e in result.errors]
+        if status not in ("success", "partial_success") or result.document is None:
+            reason = "; ".join(errors[:3]) or f"conversion status {status}"
+            raise ParseError(str(path), f"{kind} could not be converted: {reason}")
+        if status == "partial_success":
+            warnings.append(f"partial conversion: {'; '.join(errors[:3]) or 'some pages failed'}")
+        title_hint = None
+        if kind == "pdf" and not self.settings.docling_artifacts:
+            from evidence_pipeline.parser import pdf_plugins
+
+            title_hint = pdf_plugins.titles.pop(result.input.document_hash, None)
+        try:
+            doc = docling_to_parsed(
+                result.document,
+                doc_id=doc_id or path.stem,
+                source=str(path),
+                content_hash=sha256_file(str(path)),
+                parser=self.name,
+                title_hint=title_hint,
+                warnings=warnings,
+            )
+        except Exception as exc:
+            raise ParseError(str(path), f"converted document could not be read: {type(exc).__name__}: {exc}") from exc
+        if kind == "pdf" and not doc.blocks and not doc.tables:
+            doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer found (scanned PDF? OCR is off)"]})
+        return doc
+
+    @staticmethod
+    def _check(path: Path) -> str:
+        kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
+        if kind is None:
+            raise ParseError(str(path), f"unsupported file type {path.suffix or '(none)'!r}; supported: {sorted(SUPPORTED_SUFFIXES)}")
+        if not path.is_file():
+            raise ParseError(str(path), "file not found")
+        size = path.stat().st_size
+        if size == 0:
+            raise ParseError(str(path), "empty file (0 bytes)")
+        if size > MAX_BYTES:
+            raise ParseError(str(path), f"file too large ({size} bytes > {MAX_BYTES})")
+        if kind == "docx":
+            with open(path, "rb") as fh:
+                if fh.read(4) != b"PK\x03\x04":
+                    raise ParseError(str(path), "not a DOCX file (no ZIP signature)")
+        return kind
+
+
+def _check_pdf(path: Path) -> list[str]:
+    """Reject what Docling would choke on, with a reason a person can act on."""
+    import pypdfium2 as pdfium
+
+    with open(path, "rb") as fh:
+        head = fh.read(1024)
+    if b"%PDF-" not in head:
+        raise ParseError(str(path), "not a PDF (no %PDF- header)")
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        if "password" in msg.lower():
+            raise ParseError(str(path), "encrypted PDF (password required)") from exc
+        raise ParseError(str(path), f"corrupt PDF: {msg}") from exc
+    try:
+        n = len(pdf)
+        if n == 0:
+            raise ParseError(str(path), "PDF has no pages")
+        if n > MAX_PAGES:
+            raise ParseError(str(path), f"PDF has {n} pages (limit {MAX_PAGES})")
+        try:
+            text_chars = sum(pdf[i].get_textpage().count_chars() for i in range(min(n, 3)))
+        except pdfium.PdfiumError:
+            text_chars = 1
+        return [] if text_chars else ["first pages carry no text layer (scanned PDF? OCR is off)"]
+    finally:
+        pdf.close()

@@ -1,0 +1,349 @@
+"""Weight-free table structure: the words and rulings inside a table region -> a cell grid.
+
+Columns come from vertical rulings when the table draws them, otherwise from the
+x-ranges that (almost) no text line covers. Rows come from horizontal rulings in
+fully ruled tables, otherwise from text lines, with wrapped lines folded into the
+row above. Spanning cells: a phrase covering several columns (a group header), or,
+in ruled grids, a missing ruling between two slots. Header rows: the leading rows
+that hold spanning cells, leave the stub column empty, or are set in bold.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
+from evidence_pipeline.parser.page_layout import group_rows, is_numeric
+
+_LEADING_SYMBOL = {"$", "€", "£", "¥", "US$"}
+_TRAILING_SYMBOL = {"%", ")", "%)", "pts", "bps"}
+
+
+@dataclass
+class GridCell:
+    row: int
+    col: int
+    text: str
+    box: Box
+    row_span: int = 1
+    col_span: int = 1
+    column_header: bool = False
+    bold: bool = False
+
+
+@dataclass
+class Grid:
+    n_rows: int
+    n_cols: int
+    cells: list[GridCell] = field(default_factory=list)
+    header_rows: int = 0
+
+
+def _phrases(words: list[Span], rules: Rules) -> list[Span]:
+    """Join words of one line whose gaps are word spaces and that no vertical ruling separates."""
+    out: list[Span] = []
+    for row in group_rows(words):
+        cur: Span | None = None
+        for w in row.spans:
+            if cur is not None:
+                gap = w.box.l - cur.box.r
+                ruled = any(
+                    cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in rules.vertical
+                )
+                if gap <= 0.5 * max(w.size, cur.size) and not ruled:
+                    cur = Span(
+                        cur.index,
+                        f"{cur.text} {w.text}" if gap > 0.08 * w.size else cur.text + w.text,
+                        cur.box.union(w.box),
+                        cur.font,
+                        cur.bold and w.bold,
+                        max(cur.size, w.size),
+                    )
+                    continue
+                out.append(cur)
+            cur = Span(w.index, w.text, w.box, w.font, w.bold, w.size)
+        if cur is not None:
+            out.append(cur)
+    return out
+
+
+def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float]:
+    """X positions that separate columns (excluding the outer edges)."""
+    v_rules = [x for x, y0, y1 in rules.vertical if (y1 - y0) >= 0.4 * box.height and box.l + 3 < x < box.r - 3]
+    if v_rules:
+        return cluster_values(v_rules, 3.0)
+    multi = [ln for ln in lines if len(ln) >= 2] or lines
+    lo, hi = int(box.l) - 1, int(box.r) + 2
+    cover = [0] * (hi - lo + 1)
+    for ln in multi:
+        for s in ln:
+            for x in range(max(int(s.box.l), lo), min(int(s.box.r) + 1, hi) + 1):
+                cover[x - lo] += 1
+    allowed = 0 if len(multi) < 4 else max(1, int(0.12 * len(multi)))
+    edges: list[float] = []
+    x = 0
+    started = False
+    while x < len(cover):
+        if cover[x] > allowed:
+            started = True
+            x += 1
+            continue
+        start = x
+        while x < len(cover) and cover[x] <= allowed:
+            x += 1
+        if started and x < len(cover) and x - start >= 3:
+            edges.append(lo + (start + x) / 2)
+    return edges
+
+
+def _col_of(x: float, edges: list[float]) -> int:
+    return sum(1 for e in edges if x > e)
+
+
+def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
+    phrases = _phrases(words, rules)
+    if not phrases:
+        return Grid(0, 0)
+    line_rows = group_rows(phrases)
+    lines = [r.spans for r in line_rows]
+    edges = _column_edges(lines, box, rules)
+    n_cols = len(edges) + 1
+
+    # Column content extents, for telling a group header that spans columns.
+    extents: list[list[float]] = [[] for _ in range(n_cols)]
+    for ln in lines:
+        if len(ln) < 2:
+            continue
+        for s in ln:
+            c0, c1 = _col_of(s.box.l + 1, edges), _col_of(s.box.r - 1, edges)
+            if c0 == c1:
+                extents[c0] += [s.box.l, s.box.r]
+    ext = [(min(e), max(e)) if e else None for e in extents]
+
+    def cols_of(s: Span, stretch: Box | None = None) -> tuple[int, int]:
+        b = stretch or s.box
+        c0 = _col_of(b.l + 1, edges)
+        c1 = _col_of(b.r - 1, edges)
+        if c1 > c0:
+            # Keep only the columns whose content the phrase really covers.
+            keep = [
+                c
+                for c in range(c0, c1 + 1)
+                if ext[c] is None
+                or min(b.r, ext[c][1]) - max(b.l, ext[c][0]) >= 0.25 * max(ext[c][1] - ext[c][0], 1)
+                or c == _col_of(s.box.cx, edges)
+            ]
+            c0, c1 = min(keep), max(keep)
+        return c0, c1
+
+    h_rules = [(y, x0, x1) for y, x0, x1 in rules.horizontal if x1 - x0 >= 0.15 * box.width]
+    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2], 2.0)
+    fully_ruled = bool(edges) and len(ruled_ys) >= max(1, 0.5 * (len(lines) - 1)) and bool(rules.vertical)
+
+    # Rows: bands between rulings in ruled grids, otherwise text lines with wraps folded in.
+    rows: list[list[Span]] = []
+    if fully_ruled:
+        bounds = [box.t - 1, *ruled_ys, box.b + 1]
+        for top, bottom in zip(bounds, bounds[1:]):
+            band = [s for ln in lines for s in ln if top <= s.box.cy < bottom]
+            if band:
+                rows.append(band)
+    else:
+        prev: list[Span] | None = None
+        for ln in lines:
+            if prev is not None and _continues(prev, ln, edges, h_rules):
+                prev.extend(ln)
+                continue
+            rows.append(list(ln))
+            prev = rows[-1]
+
+    slots: dict[tuple[int, int], GridCell] = {}
+    for r, row in enumerate(rows):
+        for s in sorted(row, key=lambda s: (round(s.box.cy), s.box.l)):
+            stretch = None
+            under = [h for h in h_rules + rules.horizontal if 0 <= h[0] - s.box.b <= 0.9 * s.size]
+            for y, x0, x1 in under:  # a rule under a group header shows the columns it spans
+                if x0 <= s.box.l + 2 and x1 >= s.box.r - 2 and x1 - x0 < 0.9 * box.width:
+                    stretch = Box(x0, s.box.t, x1, s.box.b)
+                    break
+            c0, c1 = cols_of(s, stretch)
+            cell = slots.get((r, c0))
+            if cell is None:
+                slots[(r, c0)] = GridCell(r, c0, s.text, s.box, col_span=c1 - c0 + 1, bold=s.bold)
+            else:
+                cell.text = f"{cell.text} {s.text}"
+                cell.box = cell.box.union(s.box)
+                cell.col_span = max(cell.col_span, c1 - c0 + 1)
+                cell.bold = cell.bold and s.bold
+
+    grid = Grid(len(rows), n_cols, sorted(slots.values(), key=lambda c: (c.row, c.col)))
+    if fully_ruled:
+        _ruled_spans(grid, rows, edges, rules, box)
+    _merge_symbol_columns(grid)
+    _drop_empty_columns(grid)
+    _resolve_overlaps(grid)
+    grid.header_rows = _header_rows(grid)
+    for c in grid.cells:
+        c.column_header = c.row < grid.header_rows
+    return grid
+
+
+def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules) -> bool:
+    """A wrapped line: stub column empty, not numbers, each phrase under exactly one phrase above."""
+    if _col_of(line[0].box.l + 1, edges) == 0 and edges:
+        return False
+    if all(is_numeric(s.text) for s in line):
+        return False
+    gap = min(s.box.t for s in line) - max(s.box.b for s in prev)
+    if gap > 0.6 * max(s.size for s in line):
+        return False
+    top = min(s.box.t for s in line)
+    if any(max(p.box.b for p in prev) - 1 <= y <= top + 1 for y, _, _ in h_rules):
+        return False
+    for s in line:
+        over = [p for p in prev if p.box.h_overlap(s.box) > 0]
+        if len(over) != 1:
+            return False
+        if sum(1 for o in line if o.box.h_overlap(over[0].box) > 0) != 1:
+            return False
+    return True
+
+
+def _ruled_spans(grid: Grid, rows: list[list[Span]], edges: list[float], rules: Rules, box: Box) -> None:
+    """In a ruled grid, a slot with no ruling between it and an empty neighbour is one cell."""
+    row_tops = [min(s.box.t for s in row) for row in rows]
+    row_bottoms = [max(s.box.b for s in row) for row in rows]
+    col_l = [box.l, *edges]
+    col_r = [*edges, box.r]
+    taken = {(c.row, c.col) for c in grid.cells}
+
+    def h_rule_between(r: int, c: int) -> bool:
+        y0, y1 = row_bottoms[r] - 1, row_tops[r + 1] + 1
+        mid = (col_l[c] + col_r[c]) / 2
+        return any(y0 <= y <= y1 and x0 - 2 <= mid <= x1 + 2 for y, x0, x1 in rules.horizontal)
+
+    def v_rule_between(r: int, c: int) -> bool:
+        x = edges[c]
+        ymid = (row_tops[r] + row_bottoms[r]) / 2
+        return any(abs(vx - x) <= 3 and y0 - 2 <= ymid <= y1 + 2 for vx, y0, y1 in rules.vertical)
+
+    for cell in grid.cells:
+        while (
+            cell.row + cell.row_span < grid.n_rows
+            and (cell.row + cell.row_span, cell.col) not in taken
+            and not h_rule_between(cell.row + cell.row_span - 1, cell.col)
+        ):
+            taken.add((cell.row + cell.row_span, cell.col))
+            cell.row_span += 1
+        while (
+            cell.col + cell.col_span < grid.n_cols
+            and (cell.row, cell.col + cell.col_span) not in taken
+            and not v_rule_between(cell.row, cell.col + cell.col_span - 1)
+        ):
+            taken.add((cell.row, cell.col + cell.col_span))
+            cell.col_span += 1
+
+
+def _merge_symbol_columns(grid: Grid) -> None:
+    """A column that holds only currency signs (or only % / closing brackets) belongs to its neighbour."""
+    col = 0
+    while col < grid.n_cols:
+        texts = [c.text.strip() for c in grid.cells if c.col == col and c.col_span == 1]
+        spanning = [c for c in grid.cells if c.col == col and c.col_span > 1]
+        if texts and not spanning and all(t in _LEADING_SYMBOL for t in texts) and col + 1 < grid.n_cols:
+            _fold_column(grid, col, col + 1, leading=True)
+            continue
+        if texts and not spanning and all(t in _TRAILING_SYMBOL for t in texts) and col > 0:
+            _fold_column(grid, col, col - 1, leading=False)
+            continue
+        col += 1
+
+
+def _fold_column(grid: Grid, src: int, dst: int, leading: bool) -> None:
+    by_slot = {(c.row, c.col): c for c in grid.cells}
+    for c in [c for c in grid.cells if c.col == src]:
+        target = by_slot.get((c.row, dst))
+        if target is None:
+            c.col = dst
+        else:
+            target.text = c.text + target.text if leading else target.text + c.text
+            target.box = target.box.union(c.box)
+            grid.cells.remove(c)
+    for c in grid.cells:
+        if c.col > src:
+            c.col -= 1
+        elif c.col < src < c.col + c.col_span:
+            c.col_span -= 1
+    grid.n_cols -= 1
+
+
+def _drop_empty_columns(grid: Grid) -> None:
+    for col in range(grid.n_cols - 1, -1, -1):
+        if grid.n_cols <= 1:
+            return
+        if any(c.col <= col < c.col + c.col_span and (c.col == col) for c in grid.cells):
+            continue
+        for c in grid.cells:
+            if c.col > col:
+                c.col -= 1
+            elif c.col < col < c.col + c.col_span:
+                c.col_span -= 1
+        grid.n_cols -= 1
+
+
+def _resolve_overlaps(grid: Grid) -> None:
+    """Spans never cover a slot that another cell starts in."""
+    starts = {(c.row, c.col) for c in grid.cells}
+    for c in grid.cells:
+        for k in range(1, c.col_span):
+            if (c.row, c.col + k) in starts:
+                c.col_span = k
+                break
+        c.col_span = max(1, min(c.col_span, grid.n_cols - c.col))
+        c.row_span = max(1, min(c.row_span, grid.n_rows - c.row))
+
+
+def _header_rows(grid: Grid) -> int:
+    if grid.n_rows < 2:
+        return 0
+    rows: dict[int, list[GridCell]] = {}
+    for c in grid.cells:
+        rows.setdefault(c.row, []).append(c)
+    any_numeric_body = any(is_numeric(c.text) for c in grid.cells)
+    h = 0
+    for r in range(grid.n_rows - 1):
+        cells = rows.get(r, [])
+        if not cells:
+            break
+        numeric = any(is_numeric(c.text) and not _looks_like_year(c.text) for c in cells)
+        spanning = any(c.col_span > 1 for c in cells) and grid.n_cols > 2
+        stub_empty = all(c.col > 0 for c in cells) and grid.n_cols > 1
+        bold = all(c.bold for c in cells) and (len(cells) >= 2 or stub_empty)
+        if numeric and not (bold and r == 0):
+            break
+        if spanning or stub_empty or bold:
+            h = r + 1
+            continue
+        break
+    if h == 0:
+        first = rows.get(0, [])
+        filled = sum(c.col_span for c in first)
+        body_bold = all(c.bold for c in grid.cells)
+        if (
+            grid.n_rows >= 3
+            and filled >= grid.n_cols - 1
+            and not any(is_numeric(c.text) and not _looks_like_year(c.text) for c in first)
+            and (any_numeric_body or body_bold or grid.n_cols >= 2)
+        ):
+            h = 1
+    for c in grid.cells:  # a header cell that spans down keeps the rows it covers in the header
+        if c.row < h:
+            h = max(h, c.row + c.row_span)
+    return min(h, grid.n_rows - 1)
+
+
+def _looks_like_year(text: str) -> bool:
+    return bool(re.fullmatch(r"\s*(19|20)\d\d\s*", text)) or bool(
+        re.search(r"[A-Za-z]", text)
+    )

@@ -1,0 +1,336 @@
+"""Typed records that flow one way through the pipeline.
+
+parse -> ParsedDoc -> EvidenceUnit (tables and section chunks) -> ChildUnit -> points.
+
+One coordinate system inside: PDF points, origin at the top-left of the page,
+y growing downward (``BBox.t < BBox.b``). Parsers convert at the boundary.
+Pages are 1-based. Records are pydantic models so that anything crossing a
+boundary (Dagster IO, ``parse --json``, the store payload) is validated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evidence_pipeline import tables
+
+BlockLabel = Literal[
+    "title",
+    "section_header",
+    "paragraph",
+    "list_item",
+    "caption",
+    "footnote",
+    "page_header",
+    "page_footer",
+    "other",
+]
+
+FURNITURE_LABELS: frozenset[str] = frozenset({"page_header", "page_footer"})
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class BBox(Record):
+    """A box in PDF points, top-left origin."""
+
+    l: float
+    t: float
+    r: float
+    b: float
+
+    @property
+    def height(self) -> float:
+        return self.b - self.t
+
+    @property
+    def width(self) -> float:
+        return self.r - self.l
+
+    def vertical_gap(self, other: "BBox") -> float:
+        """Distance between the boxes along y; 0 when they overlap vertically."""
+        if other.t >= self.b:
+            return other.t - self.b
+        if self.t >= other.b:
+            return self.t - other.b
+        return 0.0
+
+
+class TextBlock(Record):
+    """One piece of text in reading order: a paragraph, header, caption, footnote..."""
+
+    id: str
+    label: BlockLabel
+    text: str
+    order: int = Field(description="position in the document's reading order (shared with tables)")
+    page: int | None = None
+    bbox: BBox | None = None
+    level: int | None = Field(default=None, description="section header level, 1 = top")
+
+
+class TableCell(Record):
+    row: int
+    col: int
+    text: str
+    row_span: int = 1
+    col_span: int = 1
+    column_header: bool = False
+    row_header: bool = False
+
+
+class Table(Record):
+    """A table with its cells and the elements the parser linked to it."""
+
+    id: str
+    order: int
+    n_rows: int
+    n_cols: int
+    cells: list[TableCell]
+    header_rows: int = Field(0, description="how many leading rows are column headers")
+    page: int | None = None
+    bbox: BBox | None = None
+    pages: list[int] = Field(default_factory=list)
+    caption: str | None = None
+    footnotes: list[str] = Field(default_factory=list)
+    continues: str | None = Field(
+        default=None, description="id of the table this one continues (a table crossing a page)"
+    )
+
+    def grid(self) -> list[list[str]]:
+        """Dense row-major grid; a spanning cell's text fills every slot it covers."""
+        grid = [["" for _ in range(self.n_cols)] for _ in range(self.n_rows)]
+        for cell in self.cells:
+            for r in range(cell.row, min(cell.row + cell.row_span, self.n_rows)):
+                for c in range(cell.col, min(cell.col + cell.col_span, self.n_cols)):
+                    grid[r][c] = cell.text
+        return grid
+
+    def row_header_cols(self) -> int:
+        """Leading columns that hold row headers (at least one when the table has any body)."""
+        flagged = {c.col for c in self.cells if c.row_header and c.row >= self.header_rows}
+        n = 0
+        while n in flagged:
+            n += 1
+        return max(n, 1) if self.n_cols > 1 else 0
+
+
+class SourceDocument(Record):
+    """A file of the corpus as the pipeline first sees it."""
+
+    doc_id: str
+    path: str
+    content_hash: str
+    size_bytes: int
+
+
+class ParsedDoc(Record):
+    """A parser-independent view of one document."""
+
+    doc_id: str
+    source: str = Field(description="path of the file the document was read from")
+    title: str
+    n_pages: int
+    content_hash: str
+    parser: str
+    blocks: list[TextBlock] = Field(default_factory=list)
+    tables: list[Table] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+    def items(self) -> list[TextBlock | Table]:
+        """Blocks and tables interleaved in reading order."""
+        return sorted([*self.blocks, *self.tables], key=lambda item: item.order)
+
+
+UnitKind = Literal["table", "section"]
+ChildKind = Literal["row", "context", "summary", "caption", "footnote", "sentence"]
+CaptionSource = Literal["direct", "inferred", "none"]
+
+
+class EvidenceUnit(Record):
+    """A parent: one table with everything needed to read it, or one section chunk.
+
+    Only the data is stored; every text view is derived, so the views cannot drift.
+    Why the caption leads: it names what the numbers are; a row read without it is
+    ambiguous between same-shaped tables. Why the HTML stays out of the embedded
+    text: markup tokens spend the model's 256-piece window and carry no meaning;
+    the language model, which does read structure, gets the HTML in ``text``.
+    """
+
+    unit_id: str
+    parent_id: str = Field(description="the original table or chunk id; split pieces share it")
+    kind: UnitKind
+    doc_id: str
+    doc_title: str
+    pages: list[int] = Field(default_factory=list)
+    section_path: list[str] = Field(default_factory=list)
+    caption: str | None = None
+    caption_source: CaptionSource = "none"
+    context_before: list[str] = Field(default_factory=list)
+    context_after: list[str] = Field(default_factory=list)
+    footnotes: list[str] = Field(default_factory=list)
+    header: list[list[str]] = Field(default_factory=list, description="column header rows")
+    rows: list[list[str]] = Field(default_factory=list, description="body rows")
+    row_pages: list[int | None] = Field(default_factory=list, description="page of each body row")
+    row_header_cols: int = 1
+    body: list[str] = Field(default_factory=list, description="paragraphs of a section chunk")
+    piece: int = 0
+    n_pieces: int = 1
+
+    @property
+    def n_cols(self) -> int:
+        return max((len(r) for r in [*self.header, *self.rows]), default=0)
+
+    @property
+    def column_paths(self) -> list[str]:
+        return tables.column_paths(self.header, self.n_cols)
+
+    @property
+    def row_sentences(self) -> list[str]:
+        paths = self.column_paths
+        rows = tables.carry_down(self.rows, self.row_header_cols)
+        sentences = [tables.row_sentence(r, paths, self.row_header_cols) for r in rows]
+        return [s for s in sentences if s]
+
+    @property
+    def table_html(self) -> str:
+        return tables.table_html(self.header, self.rows, self.caption) if self.kind == "table" else ""
+
+    @property
+    def summary(self) -> str:
+        """A table abstract built from structure alone (no LLM)."""
+        if self.kind != "table":
+            return ""
+        cols = [p for p in self.column_paths[self.row_header_cols :] if p]
+        first = [r[0] for r in self.rows[:3] if r and r[0].strip()]
+        parts = [self.caption or "Table"]
+        if self.section_path:
+            parts.append(f"in section {self.section_path[-1]}")
+        text = " ".join(parts) + f": {len(self.rows)} rows"
+        if cols:
+            text += "; columns " + ", ".join(dict.fromkeys(cols))
+        if first:
+            text += "; rows include " + ", ".join(first)
+        return text + "."
+
+    @property
+    def location(self) -> str:
+        """Where the unit lives: the prefix shared by its children and the head of its text."""
+        parts = [f"{self.doc_id} {self.doc_title}".strip()]
+        if self.section_path:
+            parts.append(" > ".join(self.section_path))
+        if self.caption:
+            parts.append(self.caption)
+        return " | ".join(parts)
+
+    def _head(self) -> list[str]:
+        lines = [f"Document: {self.doc_id} - {self.doc_title}"]
+        if self.section_path:
+            lines.append("Section: " + " > ".join(self.section_path))
+        if self.pages:
+            lines.append("Pages: " + ", ".join(str(p) for p in self.pages))
+        if self.kind == "table":
+            if self.caption:
+                lines.append(f"Caption: {self.caption}")
+            if self.n_pieces > 1:
+                lines.append(f"Part {self.piece + 1} of {self.n_pieces} of this table.")
+        return lines
+
+    def _render(self, table_view: list[str]) -> str:
+        if self.kind == "section":
+            return "\n".join([*self._head(), "", *self.body])
+        lines = self._head()
+        lines += self.context_before
+        lines += table_view
+        lines += self.footnotes
+        lines += self.context_after
+        return "\n".join(lines)
+
+    @property
+    def text(self) -> str:
+        """What the language model reads: the whole evidence with the table as HTML."""
+        return self._render([self.table_html])
+
+    @property
+    def retrieval_text(self) -> str:
+        """The same evidence with rows as sentences instead of HTML."""
+        return self._render(self.row_sentences)
+
+    @property
+    def retrieval_units(self) -> list["ChildUnit"]:
+        """The children to embed, each with the unit's location as prefix."""
+        items: list[tuple[ChildKind, str]] = []
+        if self.kind == "table":
+            items.append(("summary", self.summary))
+            items += [("context", p) for p in self.context_before]
+            items += [("row", s) for s in self.row_sentences]
+            items += [("footnote", f) for f in self.footnotes]
+            items += [("context", p) for p in self.context_after]
+        else:
+            items += [("sentence", s) for p in self.body for s in sentences(p)]
+        return [
+            ChildUnit(
+                child_id=f"{self.unit_id}-c{i}",
+                unit_id=self.unit_id,
+                parent_id=self.parent_id,
+                doc_id=self.doc_id,
+                kind=kind,
+                text=text,
+                prefix=self.location,
+            )
+            for i, (kind, text) in enumerate(items)
+            if text.strip()
+        ]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
+
+
+def sentences(paragraph: str) -> list[str]:
+    """Split a paragraph into sentences; procedure steps and short items stay whole."""
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+class ChildUnit(Record):
+    """A small retrieval unit. Only children are embedded; each points at its parent."""
+
+    child_id: str
+    unit_id: str
+    parent_id: str
+    doc_id: str
+    kind: ChildKind
+    text: str
+    prefix: str = Field(description="where the child lives: document, section path, caption")
+
+    @property
+    def embed_text(self) -> str:
+        return f"{self.prefix}\n{self.text}" if self.prefix else self.text
+
+
+class SearchHit(Record):
+    """One parent returned by search, with the child that matched best."""
+
+    parent_id: str
+    unit_id: str
+    score: float
+    doc_id: str
+    doc_title: str
+    pages: list[int]
+    section_path: list[str]
+    caption: str | None
+    unit_kind: UnitKind
+    matched_text: str
+    parent_text: str
+
+
+def sha256_file(path: str, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,68 @@
+"""Split table units that are too large for one parent, by rows.
+
+Every piece repeats the caption, the section path and the header rows, so a
+piece read alone still says what its numbers are. Context before the table
+stays with the first piece, footnotes and context after with the last. All
+pieces keep the original table id as ``parent_id`` so search dedupes them.
+"""
+
+from __future__ import annotations
+
+from evidence_pipeline.records import EvidenceUnit
+from evidence_pipeline.tables import table_html
+from evidence_pipeline.units import TokenCount, approx_tokens
+
+
+def split_unit(unit: EvidenceUnit, max_tokens: int, count_tokens: TokenCount = approx_tokens) -> list[EvidenceUnit]:
+    if unit.kind != "table" or len(unit.rows) < 2 or count_tokens(unit.text) <= max_tokens:
+        return [unit]
+    bare = unit.model_copy(update={"rows": [], "row_pages": [], "context_before": [], "context_after": [], "footnotes": []})
+    base = count_tokens(bare.text)
+    head = count_tokens("\n".join(unit.context_before))
+    tail = count_tokens("\n".join([*unit.footnotes, *unit.context_after]))
+    empty = count_tokens(table_html([], []))
+    row_cost = [max(1, count_tokens(table_html([], [r])) - empty) for r in unit.rows]
+
+    groups: list[list[int]] = [[]]
+    size = base + head
+    for i, cost in enumerate(row_cost):
+        if groups[-1] and size + cost > max_tokens:
+            groups.append([])
+            size = base
+        groups[-1].append(i)
+        size += cost
+    # The last piece also carries the footnotes and context after: if they push it
+    # over, its trailing rows move into a new final piece (always at least one row).
+    if base + tail + sum(row_cost[i] for i in groups[-1]) > max_tokens and len(groups[-1]) > 1:
+        final: list[int] = [groups[-1].pop()]
+        while len(groups[-1]) > 1 and base + tail + sum(row_cost[i] for i in [groups[-1][-1], *final]) <= max_tokens:
+            final.insert(0, groups[-1].pop())
+        groups.append(final)
+    groups = [g for g in groups if g]
+    if len(groups) == 1:
+        return [unit]
+
+    pieces = []
+    for n, rows in enumerate(groups):
+        first, last = n == 0, n == len(groups) - 1
+        pages = sorted({unit.row_pages[i] for i in rows if i < len(unit.row_pages) and unit.row_pages[i] is not None})
+        pieces.append(
+            unit.model_copy(
+                update={
+                    "unit_id": f"{unit.unit_id}-s{n}",
+                    "rows": [unit.rows[i] for i in rows],
+                    "row_pages": [unit.row_pages[i] for i in rows if i < len(unit.row_pages)],
+                    "pages": pages or unit.pages,
+                    "context_before": unit.context_before if first else [],
+                    "footnotes": unit.footnotes if last else [],
+                    "context_after": unit.context_after if last else [],
+                    "piece": n,
+                    "n_pieces": len(groups),
+                }
+            )
+        )
+    return pieces
+
+
+def split_units(units: list[EvidenceUnit], max_tokens: int, count_tokens: TokenCount = approx_tokens) -> list[EvidenceUnit]:
+    return [piece for unit in units for piece in split_unit(unit, max_tokens, count_tokens)]

@@ -1,0 +1,49 @@
+"""Vector stores. ``open_store`` picks the backend from the settings and always closes it.
+
+Backends are imported lazily so that importing ``evidence_pipeline.store.base``
+(the contract) does not load qdrant_edge or qdrant_client.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.store.base import Point, ReplaceResult, SparseVector, Store, StoredHit, point_id
+
+__all__ = [
+    "Point",
+    "ReplaceResult",
+    "SparseVector",
+    "Store",
+    "StoredHit",
+    "make_store",
+    "open_store",
+    "point_id",
+]
+
+
+def make_store(settings: StoreSettings) -> Store:
+    """The backend for ``settings``, opened: a Qdrant server when ``url`` is set, else Edge."""
+    if settings.url:
+        from evidence_pipeline.store.server import ServerStore
+
+        return ServerStore(settings)
+    from evidence_pipeline.store.edge import EdgeStore
+
+    return EdgeStore(settings)
+
+
+@contextmanager
+def open_store(settings: StoreSettings) -> Iterator[Store]:
+    """Open the store for the duration of a ``with`` block, closing it even on error.
+
+    Closing matters for Edge: the shard is locked while open, and the next
+    process (another Dagster step, the CLI) can only open it after this one closes.
+    """
+    store = make_store(settings)
+    try:
+        yield store
+    finally:
+        store.close()

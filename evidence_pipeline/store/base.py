@@ -1,0 +1,114 @@
+"""The store interface and the point layout shared by every backend.
+
+One point per child. Named dense vector ``dense`` (cosine) and named sparse
+vector ``bm25`` (Qdrant's IDF modifier: we send BM25 term-frequency weights,
+Qdrant supplies IDF from the collection). Payload keys are listed in
+``PAYLOAD_KEYS``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Protocol, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
+
+PAYLOAD_KEYS = (
+    "parent_id",
+    "unit_id",
+    "child_id",
+    "parent_text",
+    "doc_id",
+    "doc_title",
+    "pages",
+    "section_path",
+    "caption",
+    "unit_kind",
+    "child_kind",
+    "text",
+    "content_hash",
+    "pipeline_version",
+)
+
+
+# Keyword payload indexes every backend creates: delete/count/filter by document, group by parent.
+INDEXED_KEYWORDS = ("doc_id", "parent_id")
+
+# Reciprocal-rank-fusion constant: score = sum over lists of 1 / (RRF_K + rank).
+# 60 is the value of the RRF paper; Qdrant's plain FusionQuery(RRF) uses 2, which lets
+# the first ranks of one list dominate the fusion.
+RRF_K = 60
+
+
+def point_id(doc_id: str, child_id: str) -> str:
+    """Deterministic point id: the same document and child always map to the same id."""
+    return str(uuid.uuid5(POINT_NAMESPACE, f"{doc_id}\x1f{child_id}"))
+
+
+class SparseVector(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    indices: list[int]
+    values: list[float]
+
+
+class Point(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    dense: list[float]
+    sparse: SparseVector
+    payload: dict[str, Any]
+
+
+class StoredHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+class ReplaceResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    upserted: int
+    deleted: int
+
+
+class Store(Protocol):
+    """What the pipeline and search need from a vector store."""
+
+    def ensure_collection(self, dim: int) -> None: ...
+
+    def replace_document(self, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
+        """Upsert ``points``, then delete the document's points that are not among them."""
+
+    def delete_document(self, doc_id: str) -> int: ...
+
+    def count(self, doc_id: str | None = None) -> int: ...
+
+    def document_hashes(self) -> dict[str, str]:
+        """doc_id -> content_hash of what is stored (one scroll over payloads)."""
+
+    def point_ids(self, doc_id: str) -> set[str]: ...
+
+    def hybrid_search(
+        self,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        k: int,
+        *,
+        prefetch_limit: int = 100,
+        doc_ids: Sequence[str] | None = None,
+    ) -> list[StoredHit]:
+        """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents."""
+
+    def dense_search(
+        self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
+    ) -> list[StoredHit]:
+        """Dense only, grouped by parent like hybrid_search."""
+
+    def close(self) -> None: ...

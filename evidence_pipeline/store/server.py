@@ -1,0 +1,255 @@
+"""Store on a Qdrant server through qdrant-client (or its local mode, for tests).
+
+Same point layout as the Edge store: named dense vector ``dense`` (cosine) and
+named sparse vector ``bm25`` with ``Modifier.IDF``; keyword payload indexes on
+``doc_id`` and ``parent_id``. Grouping by parent runs on the server
+(``query_points_groups``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from qdrant_client import QdrantClient, models
+
+from evidence_pipeline.errors import StoreError
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
+from evidence_pipeline.store.base import (
+    INDEXED_KEYWORDS,
+    RRF_K,
+    Point,
+    ReplaceResult,
+    SparseVector,
+    StoredHit,
+)
+
+_UPSERT_BATCH = 256
+_SCROLL_PAGE = 1024
+
+
+def _rrf_query() -> models.RrfQuery | models.FusionQuery:
+    # RrfQuery sets k (qdrant-client >= 1.16); plain FusionQuery(RRF) fixes k at 2.
+    if hasattr(models, "RrfQuery"):
+        return models.RrfQuery(rrf=models.Rrf(k=RRF_K))
+    return models.FusionQuery(fusion=models.Fusion.RRF)
+
+
+class ServerStore:
+    """``Store`` on a Qdrant collection.
+
+    ``client`` (or ``location``/``path``) replaces the client built from
+    ``settings.url`` and ``settings.api_key``; tests pass ``location=":memory:"``.
+    A client passed in is not closed by ``close``.
+    """
+
+    def __init__(
+        self,
+        settings: StoreSettings,
+        *,
+        client: QdrantClient | None = None,
+        location: str | None = None,
+        path: str | None = None,
+    ):
+        self.settings = settings
+        self.collection = settings.collection
+        self._owns_client = client is None
+        self._ready_dim: int | None = None  # ensure_collection already checked this dim
+        try:
+            if client is not None:
+                self.client = client
+            elif location is not None or path is not None:
+                self.client = QdrantClient(location=location, path=path)
+            elif settings.url:
+                self.client = QdrantClient(url=settings.url, api_key=settings.api_key)
+            else:
+                raise StoreError("ServerStore needs settings.url, a client, a location or a path")
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"cannot open Qdrant at {settings.url or location or path}: {exc}") from exc
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def _exists(self) -> bool:
+        return self.client.collection_exists(self.collection)
+
+    @property
+    def dim(self) -> int | None:
+        if not self._exists():
+            return None
+        vectors = self.client.get_collection(self.collection).config.params.vectors
+        params = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+        return params.size if params is not None else None
+
+    def ensure_collection(self, dim: int) -> None:
+        if self._ready_dim == dim:
+            return
+        if not self._exists():
+            self.client.create_collection(
+                self.collection,
+                vectors_config={DENSE_VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+        else:
+            existing = self.dim
+            if existing is not None and existing != dim:
+                raise StoreError(
+                    f"collection {self.collection!r} holds {existing}-dimensional vectors, not {dim}"
+                )
+        schema = self.client.get_collection(self.collection).payload_schema or {}
+        for key in INDEXED_KEYWORDS:
+            if key not in schema:
+                self.client.create_payload_index(
+                    self.collection, key, field_schema=models.PayloadSchemaType.KEYWORD, wait=True
+                )
+        self._ready_dim = dim
+
+    def close(self) -> None:
+        if self._owns_client:
+            self.client.close()
+
+    def __enter__(self) -> "ServerStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writes --------------------------------------------------------------------
+
+    def replace_document(self, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
+        for p in points:
+            if p.payload.get("doc_id") != doc_id:
+                raise ValueError(f"point {p.id} has doc_id {p.payload.get('doc_id')!r}, not {doc_id!r}")
+        if points:
+            self.ensure_collection(len(points[0].dense))
+        elif not self._exists():
+            return ReplaceResult(upserted=0, deleted=0)
+        before = self.point_ids(doc_id)
+        # Upsert first, then drop the ids the new version no longer has: the document
+        # is never absent, and re-running with the same points changes nothing.
+        for start in range(0, len(points), _UPSERT_BATCH):
+            self.client.upsert(
+                self.collection,
+                points=[_to_struct(p) for p in points[start : start + _UPSERT_BATCH]],
+                wait=True,
+            )
+        stale = sorted(before - {p.id for p in points})
+        if stale:
+            self.client.delete(
+                self.collection, points_selector=models.PointIdsList(points=stale), wait=True
+            )
+        return ReplaceResult(upserted=len(points), deleted=len(stale))
+
+    def delete_document(self, doc_id: str) -> int:
+        if not self._exists():
+            return 0
+        n = self.count(doc_id)
+        if n:
+            self.client.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=_doc_filter([doc_id])),
+                wait=True,
+            )
+        return n
+
+    # -- reads ---------------------------------------------------------------------
+
+    def count(self, doc_id: str | None = None) -> int:
+        if not self._exists():
+            return 0
+        flt = _doc_filter([doc_id]) if doc_id is not None else None
+        return self.client.count(self.collection, count_filter=flt, exact=True).count
+
+    def _scroll(self, flt: models.Filter | None, with_payload: Any) -> Iterator[models.Record]:
+        if not self._exists():
+            return
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=_SCROLL_PAGE,
+                offset=offset,
+                with_payload=with_payload,
+                with_vectors=False,
+            )
+            yield from records
+            if offset is None:
+                break
+
+    def point_ids(self, doc_id: str) -> set[str]:
+        return {str(r.id) for r in self._scroll(_doc_filter([doc_id]), False)}
+
+    def document_hashes(self) -> dict[str, str]:
+        hashes: dict[str, str] = {}
+        for r in self._scroll(None, ["doc_id", "content_hash"]):
+            payload = r.payload or {}
+            if "doc_id" in payload:
+                hashes[payload["doc_id"]] = payload.get("content_hash", "")
+        return hashes
+
+    def hybrid_search(
+        self,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        k: int,
+        *,
+        prefetch_limit: int = 100,
+        doc_ids: Sequence[str] | None = None,
+    ) -> list[StoredHit]:
+        if k <= 0 or not self._exists():
+            return []
+        flt = _doc_filter(doc_ids) if doc_ids is not None else None
+        depth = max(prefetch_limit, k)
+        prefetch = [models.Prefetch(query=list(map(float, dense)), using=DENSE_VECTOR, limit=depth, filter=flt)]
+        if sparse.indices:
+            prefetch.append(
+                models.Prefetch(
+                    query=models.SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
+                    using=SPARSE_VECTOR,
+                    limit=depth,
+                    filter=flt,
+                )
+            )
+        return self._groups(query=_rrf_query(), prefetch=prefetch, k=k, flt=flt)
+
+    def dense_search(
+        self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
+    ) -> list[StoredHit]:
+        if k <= 0 or not self._exists():
+            return []
+        flt = _doc_filter(doc_ids) if doc_ids is not None else None
+        return self._groups(query=list(map(float, dense)), using=DENSE_VECTOR, k=k, flt=flt)
+
+    def _groups(self, *, k: int, flt: models.Filter | None, **query: Any) -> list[StoredHit]:
+        result = self.client.query_points_groups(
+            self.collection,
+            group_by="parent_id",
+            group_size=1,
+            limit=k,
+            query_filter=flt,
+            with_payload=True,
+            **query,
+        )
+        hits = []
+        for group in result.groups:
+            best = group.hits[0]
+            hits.append(StoredHit(id=str(best.id), score=float(best.score), payload=dict(best.payload or {})))
+        return hits
+
+
+def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
+    return models.Filter(
+        must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))]
+    )
+
+
+def _to_struct(p: Point) -> models.PointStruct:
+    return models.PointStruct(
+        id=p.id,
+        vector={
+            DENSE_VECTOR: list(p.dense),
+            SPARSE_VECTOR: models.SparseVector(indices=list(p.sparse.indices), values=list(p.sparse.values)),
+        },
+        payload=dict(p.payload),
+    )

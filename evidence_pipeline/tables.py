@@ -1,0 +1,102 @@
+"""Pure functions over a table grid: column header paths, row sentences, HTML.
+
+A grid is a list of rows of cell strings; spanning cells repeat their text in
+every slot they cover (``Table.grid``). Header rows come first.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_FOOTNOTE_MARK = re.compile(r"^(?P<value>.*?\S)\s*(?P<mark>[*†‡§¶]+|[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ]+)$")
+
+
+def column_paths(header: list[list[str]], n_cols: int) -> list[str]:
+    """One label per column: header rows joined top-down with ' / '.
+
+    A vertically spanning header repeats in each row; it is named once.
+    """
+    paths = []
+    for c in range(n_cols):
+        parts: list[str] = []
+        for row in header:
+            text = row[c].strip() if c < len(row) else ""
+            if text and (not parts or parts[-1] != text):
+                parts.append(text)
+        paths.append(" / ".join(parts))
+    return paths
+
+
+def carry_down(rows: list[list[str]], row_header_cols: int) -> list[list[str]]:
+    """Fill empty row-header cells from the row above (visually merged row headers)."""
+    out: list[list[str]] = []
+    for row in rows:
+        row = list(row)
+        has_values = any(cell.strip() for cell in row[row_header_cols:])
+        if out and has_values:
+            for c in range(row_header_cols):
+                if not row[c].strip():
+                    row[c] = out[-1][c]
+        out.append(row)
+    return out
+
+
+def split_marker(value: str) -> tuple[str, str | None]:
+    """'2.4*' -> ('2.4', '*'); a value without a trailing footnote marker -> (value, None)."""
+    m = _FOOTNOTE_MARK.match(value.strip())
+    if not m:
+        return value.strip(), None
+    return m.group("value"), m.group("mark")
+
+
+def row_sentence(row: list[str], paths: list[str], row_header_cols: int) -> str:
+    """``Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8``."""
+    head_parts: list[str] = []
+    for c in range(min(row_header_cols, len(row))):
+        text = row[c].strip()
+        if text and text not in head_parts:
+            head_parts.append(text)
+    cells = []
+    for c in range(row_header_cols, len(row)):
+        value = row[c].strip()
+        if not value:
+            continue
+        label = paths[c] if c < len(paths) else ""
+        cells.append(f"{label}: {value}" if label else value)
+    head = " / ".join(head_parts)
+    if head and cells:
+        return f"{head} | " + "; ".join(cells)
+    return head or "; ".join(cells)
+
+
+def _spans(row: list[str]) -> list[tuple[str, int]]:
+    """Merge runs of equal adjacent header texts into (text, colspan)."""
+    out: list[tuple[str, int]] = []
+    for text in row:
+        if out and text and out[-1][0] == text:
+            out[-1] = (text, out[-1][1] + 1)
+        else:
+            out.append((text, 1))
+    return out
+
+
+def table_html(header: list[list[str]], rows: list[list[str]], caption: str | None = None) -> str:
+    esc = html.escape
+    parts = ["<table>"]
+    if caption:
+        parts.append(f"<caption>{esc(caption)}</caption>")
+    if header:
+        parts.append("<thead>")
+        for row in header:
+            cells = "".join(
+                f'<th colspan="{span}">{esc(text)}</th>' if span > 1 else f"<th>{esc(text)}</th>"
+                for text, span in _spans(row)
+            )
+            parts.append(f"<tr>{cells}</tr>")
+        parts.append("</thead>")
+    parts.append("<tbody>")
+    for row in rows:
+        parts.append("<tr>" + "".join(f"<td>{esc(text)}</td>" for text in row) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)

@@ -1,0 +1,279 @@
+"""Build evidence units (tables with their context) and section chunks from a ParsedDoc.
+
+A table's unit gathers what a reader needs to use its numbers: the caption, the
+section it sits in, the paragraphs just above and below (a warning printed above
+a table governs its values), the footnotes, and the rows as sentences. Body text
+that no table took becomes ordinary section chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
+
+TokenCount = Callable[[str], int]
+
+_CAPTION = re.compile(r"^\s*(table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)
+_FIGURE = re.compile(r"^\s*(figure|fig\.)\s*\d+", re.IGNORECASE)
+_ADVISORY = re.compile(r"^\s*(warning|caution|note|important|danger|attention)\b", re.IGNORECASE)
+_BODY_LABELS = {"paragraph", "list_item", "other"}
+
+
+def approx_tokens(text: str) -> int:
+    """A tokenizer-free estimate: word pieces run about 4/3 of words in prose, and
+    about one per 4 characters in markup and numbers."""
+    return max((len(text.split()) * 4 + 2) // 3, len(text) // 4)
+
+
+class UnitOptions(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    context_distance: float = 300.0  # pt between the table's edge and a context paragraph
+    max_context_paragraphs: int = 2  # per side
+    page_edge: float = 200.0  # pt: a table this close to a page edge may take context across it
+    section_chunk_tokens: int = 350
+
+
+def is_table_caption(text: str) -> bool:
+    return bool(_CAPTION.match(text)) and not _FIGURE.match(text)
+
+
+def is_advisory(text: str) -> bool:
+    return bool(_ADVISORY.match(text))
+
+
+class _Sections:
+    """The section path in force at each point of the reading order."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, str]] = []
+
+    def enter(self, block: TextBlock) -> None:
+        level = block.level or 1
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, block.text.strip()))
+
+    @property
+    def path(self) -> list[str]:
+        return [text for _, text in self._stack]
+
+
+def _near(block: TextBlock, table: Table, options: UnitOptions, above: bool) -> bool:
+    """Is ``block`` close enough to ``table`` to be its context? No boxes -> reading order decides."""
+    if block.bbox is None or table.bbox is None or block.page is None or table.page is None:
+        return True
+    table_page = table.page if above else (table.pages[-1] if table.pages else table.page)
+    if block.page == table_page:
+        return table.bbox.vertical_gap(block.bbox) <= options.context_distance
+    if above and block.page == table_page - 1:
+        return table.bbox.t <= options.page_edge
+    if not above and block.page == table_page + 1:
+        return block.bbox.t <= options.page_edge
+    return False
+
+
+def _merge_continuations(tables: list[Table]) -> dict[str, list[Table]]:
+    """Root table id -> the root followed by its continuation parts."""
+    parts: dict[str, list[Table]] = {}
+    root_of: dict[str, str] = {}
+    for table in tables:
+        root = root_of.get(table.continues, table.continues) if table.continues else None
+        if root and root in parts:
+            parts[root].append(table)
+            root_of[table.id] = root
+        else:
+            parts[table.id] = [table]
+            root_of[table.id] = table.id
+    return parts
+
+
+def _looks_like_header(row: list[str]) -> bool:
+    filled = [c for c in row if c.strip()]
+    return bool(filled) and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled)
+
+
+def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], list[int | None]]:
+    root = parts[0]
+    grid = root.grid()
+    n_header = root.header_rows
+    if n_header == 0 and len(grid) > 1 and _looks_like_header(grid[0]):
+        n_header = 1  # an unflagged first row of labels over a body is a header in practice
+    header = grid[:n_header]
+    rows = grid[n_header:]
+    pages: list[int | None] = [root.page] * len(rows)
+    for part in parts[1:]:
+        part_grid = part.grid()
+        skip = part.header_rows
+        # A continuation usually repeats the header; keep it once.
+        while skip < len(part_grid) and header and part_grid[skip] in header:
+            skip += 1
+        body = part_grid[skip:]
+        width = len(header[0]) if header else (len(rows[0]) if rows else 0)
+        rows += [(r + [""] * width)[: max(width, len(r))] for r in body]
+        pages += [part.page] * len(body)
+    return header, rows, pages
+
+
+def build_units(
+    doc: ParsedDoc,
+    options: UnitOptions = UnitOptions(),
+    count_tokens: TokenCount = approx_tokens,
+) -> list[EvidenceUnit]:
+    """Evidence units for every table, then section chunks for the body text no table took."""
+    items = [it for it in doc.items() if not (isinstance(it, TextBlock) and it.label in ("page_header", "page_footer"))]
+    table_parts = _merge_continuations([it for it in items if isinstance(it, Table)])
+    continuation_ids = {t.id for parts in table_parts.values() for t in parts[1:]}
+
+    sections = _Sections()
+    paths: list[list[str]] = []
+    for item in items:
+        if isinstance(item, TextBlock) and item.label == "section_header":
+            sections.enter(item)
+        paths.append(sections.path)
+
+    used: set[int] = set()  # indices of blocks taken into a table unit
+    units: list[EvidenceUnit] = []
+    per_page: dict[int | None, int] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, Table) or item.id in continuation_ids:
+            continue
+        parts = table_parts[item.id]
+        header, rows, row_pages = _table_rows(parts)
+        if not rows:
+            continue
+        last = parts[-1]
+        last_index = items.index(last)
+
+        caption, caption_source = item.caption, "direct" if item.caption else "none"
+        for j in (i - 1, last_index + 1, i + 1):
+            if caption or not (0 <= j < len(items)):
+                continue
+            cand = items[j]
+            if isinstance(cand, TextBlock) and j not in used and is_table_caption(cand.text):
+                caption, caption_source = cand.text.strip(), "inferred"
+                used.add(j)
+        # The parser's linked caption also appears as a block; do not repeat it as context.
+        for j in (i - 1, i - 2, last_index + 1, last_index + 2):
+            if 0 <= j < len(items) and isinstance(items[j], TextBlock) and caption:
+                if items[j].text.strip() == caption.strip():
+                    used.add(j)
+
+        before = _context(items, range(i - 1, -1, -1), item, options, used, above=True)
+        footnotes = list(dict.fromkeys([*item.footnotes, *(f for p in parts[1:] for f in p.footnotes)]))
+        after, extra_notes = _after(items, range(last_index + 1, len(items)), last, options, used)
+        footnotes += [n for n in extra_notes if n not in footnotes]
+
+        pages = sorted({p for part in parts for p in (part.pages or [part.page]) if p is not None})
+        page = item.page
+        index = per_page.get(page, 0)
+        per_page[page] = index + 1
+        unit_id = f"{doc.doc_id}-p{page if page is not None else 0}-{index}"
+        units.append(
+            EvidenceUnit(
+                unit_id=unit_id,
+                parent_id=unit_id,
+                kind="table",
+                doc_id=doc.doc_id,
+                doc_title=doc.title,
+                pages=pages,
+                section_path=paths[i],
+                caption=caption,
+                caption_source=caption_source,
+                context_before=before,
+                context_after=after,
+                footnotes=footnotes,
+                header=header,
+                rows=rows,
+                row_pages=row_pages,
+                row_header_cols=item.row_header_cols() if item.n_cols > 1 else 0,
+            )
+        )
+    units += _section_chunks(doc, items, paths, used, options, count_tokens)
+    return units
+
+
+def _context(items, indices: Iterable[int], table: Table, options: UnitOptions, used: set[int], above: bool) -> list[str]:
+    taken: list[str] = []
+    for j in indices:
+        block = items[j]
+        if isinstance(block, Table) or block.label in ("section_header", "title"):
+            break
+        if j in used or block.label == "caption":
+            continue
+        if block.label not in _BODY_LABELS:
+            continue
+        # A warning, caution or note directly above a table governs it: always keep it.
+        governing = above and not taken and is_advisory(block.text)
+        if not governing and (len(taken) >= options.max_context_paragraphs or not _near(block, table, options, above)):
+            break
+        taken.append(block.text.strip())
+        used.add(j)
+    return taken[::-1] if above else taken
+
+
+def _after(items, indices: range, table: Table, options: UnitOptions, used: set[int]) -> tuple[list[str], list[str]]:
+    notes: list[str] = []
+    for j in indices:
+        block = items[j]
+        if isinstance(block, TextBlock) and block.label == "footnote" and j not in used:
+            notes.append(block.text.strip())
+            used.add(j)
+            continue
+        break
+    start = indices.start + len(notes)
+    return _context(items, range(start, indices.stop), table, options, used, above=False), notes
+
+
+def _section_chunks(doc: ParsedDoc, items, paths, used: set[int], options: UnitOptions, count_tokens: TokenCount) -> list[EvidenceUnit]:
+    chunks: list[EvidenceUnit] = []
+    current: list[TextBlock] = []
+    current_path: list[str] | None = None
+
+    def flush() -> None:
+        if not current:
+            return
+        body, size = [], 0
+        groups: list[list[TextBlock]] = [[]]
+        for block in current:
+            n = count_tokens(block.text)
+            if groups[-1] and size + n > options.section_chunk_tokens:
+                groups.append([])
+                size = 0
+            groups[-1].append(block)
+            size += n
+        for group in groups:
+            body = [b.text.strip() for b in group]
+            unit_id = f"{doc.doc_id}-sec{len(chunks)}"
+            chunks.append(
+                EvidenceUnit(
+                    unit_id=unit_id,
+                    parent_id=unit_id,
+                    kind="section",
+                    doc_id=doc.doc_id,
+                    doc_title=doc.title,
+                    pages=sorted({b.page for b in group if b.page is not None}),
+                    section_path=current_path or [],
+                    body=body,
+                )
+            )
+        current.clear()
+
+    for j, item in enumerate(items):
+        if isinstance(item, Table) or j in used:
+            continue
+        if item.label in ("section_header", "title"):
+            flush()
+            continue
+        if item.label == "caption" and is_table_caption(item.text):
+            continue
+        if paths[j] != current_path:
+            flush()
+            current_path = paths[j]
+        current.append(item)
+    flush()
+    return chunks

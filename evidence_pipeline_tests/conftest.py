@@ -1,0 +1,23 @@
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+CORPORA = SHARED / "corpora"
+
+
+@pytest.fixture(scope="session")
+def sample_corpus(tmp_path_factory) -> Path:
+    """The generated SOP corpus, written once per test session."""
+    from evidence_pipeline.samples import generate_corpus
+
+    out = tmp_path_factory.mktemp("samples") / "corpus"
+    generate_corpus(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    if not CORPORA.is_dir():
+        pytest.skip(f"shared corpora not found at {CORPORA}")
+    return CORPORA

@@ -1,0 +1,95 @@
+"""End to end through Dagster: generated PDFs -> assets -> embedded Qdrant Edge store -> search."""
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from evidence_pipeline.corpus import doc_id_for, partition_key
+from evidence_pipeline.embedding import Embedder
+from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
+from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
+from evidence_pipeline.orchestration.runner import ingest_paths
+from evidence_pipeline.retrieval import search_store
+from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.store import open_store
+
+
+@pytest.fixture(scope="module")
+def env(sample_corpus: Path, tmp_path_factory):
+    root = tmp_path_factory.mktemp("e2e")
+    corpus = root / "corpus"
+    shutil.copytree(sample_corpus, corpus)
+    (corpus / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer <<>>\n%%EOF garbage")
+    store = StoreSettings(path=str(root / "store"))
+    defs = build_definitions(
+        {"store": StoreResource(path=store.path), "corpus": CorpusResource(root=str(corpus))}
+    )
+    with dg.instance_for_test() as instance:
+        summary = ingest_paths([corpus], defs, instance)
+        yield {"corpus": corpus, "store": store, "defs": defs, "instance": instance, "summary": summary}
+
+
+def _search(env, query, k=5):
+    with open_store(env["store"]) as store:
+        return search_store(store, Embedder(), query, k)
+
+
+def test_definitions_load():
+    assert dg.Definitions.validate_loadable(module_defs) is None
+    job = module_defs.resolve_job_def("ingest_document")
+    assert {n.name for n in job.nodes} >= {"raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index", "qdrant_points"}
+
+
+def test_corrupt_pdf_fails_alone_with_its_name(env):
+    summary = env["summary"]
+    [failure] = summary.failures
+    assert failure.path.name == "corrupt.pdf"
+    assert "corrupt.pdf" in failure.error
+    assert summary.succeeded == len(summary.outcomes) - 1 >= 5
+    assert all(o.children > 0 for o in summary.outcomes if o.success)
+
+
+def test_table_cell_question_returns_table_with_its_warning(env):
+    hits = _search(env, "What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?")
+    top = hits[0]
+    assert top.doc_id == "SOP-8812"
+    assert top.unit_kind == "table"
+    assert "Aqueous Phase 1" in top.parent_text and "1.8" in top.parent_text
+    assert "cooling jacket" in top.parent_text
+    assert top.caption and top.caption.startswith("Table 1")
+    assert len({h.parent_id for h in hits}) == len(hits)
+
+
+def test_exact_id_question_ranks_the_right_document_first(env):
+    for doc_id, other in (("SOP-QA-070", "SOP-QA-007"), ("SOP-QA-007", "SOP-QA-070")):
+        hits = _search(env, f"{doc_id} acceptance criteria table")
+        assert hits[0].doc_id == doc_id, [h.doc_id for h in hits]
+
+
+def test_reingest_leaves_ids_and_count_unchanged(env):
+    path = env["corpus"] / "SOP-8812.pdf"
+    with open_store(env["store"]) as store:
+        before_ids, before_total = store.point_ids("SOP-8812"), store.count()
+    summary = ingest_paths([path], env["defs"], env["instance"])
+    assert summary.succeeded == 1
+    with open_store(env["store"]) as store:
+        assert store.point_ids("SOP-8812") == before_ids
+        assert store.count() == before_total
+
+
+def test_materializations_carry_metadata(env):
+    key = partition_key(doc_id_for(env["corpus"] / "SOP-8812.pdf"))
+    event = env["instance"].get_latest_materialization_event(dg.AssetKey("evidence_units"))
+    assert event is not None
+    for asset in ("parsed_docs", "evidence_units", "child_embeddings", "qdrant_points"):
+        records = env["instance"].fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
+        ).records
+        assert records, asset
+        assert records[0].asset_materialization.metadata, asset
+    mat = env["instance"].fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("qdrant_points"), asset_partitions=[key]), limit=1
+    ).records[0].asset_materialization
+    assert mat.metadata["points"].value > 10

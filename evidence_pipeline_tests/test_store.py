@@ -1,0 +1,289 @@
+"""The same behaviour checks against both backends: Qdrant Edge and qdrant-client (local mode)."""
+
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evidence_pipeline.errors import StoreError
+from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.sparse import SparseEncoder
+from evidence_pipeline.store import open_store
+from evidence_pipeline.store.base import Point, point_id
+from evidence_pipeline.store.edge import EdgeStore
+from evidence_pipeline.store.server import ServerStore
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Payload indexes have no effect in the local Qdrant"),
+    pytest.mark.filterwarnings("ignore:Failed to obtain server version"),  # open_store test: no server
+]
+
+DIM = 8
+ENC = SparseEncoder()
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _unit(vec):
+    norm = sum(x * x for x in vec) ** 0.5
+    return [x / norm for x in vec]
+
+
+def _random_dense(rng):
+    return _unit([rng.uniform(-1, 1) for _ in range(DIM)])
+
+
+def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
+    """parents: {parent_id: [child text, ...]} -> one point per child (random dense unless given)."""
+    rng = random.Random(f"{doc_id}-{seed}")
+    points = []
+    for parent_id, children in parents.items():
+        for i, text in enumerate(children):
+            child_id = f"{parent_id}/c{i}"
+            points.append(
+                Point(
+                    id=point_id(doc_id, child_id),
+                    dense=dense(text) if dense else _random_dense(rng),
+                    sparse=ENC.encode_document(text),
+                    payload={
+                        "parent_id": parent_id,
+                        "unit_id": parent_id,
+                        "child_id": child_id,
+                        "parent_text": " ".join(children),
+                        "doc_id": doc_id,
+                        "doc_title": f"Title of {doc_id}",
+                        "pages": [1, 2],
+                        "section_path": ["1 Scope"],
+                        "caption": None,
+                        "unit_kind": "table",
+                        "child_kind": "row",
+                        "text": text,
+                        "content_hash": content_hash,
+                        "pipeline_version": "1",
+                    },
+                )
+            )
+    return points
+
+
+@pytest.fixture(params=["edge", "server"])
+def backend(request, tmp_path):
+    """A function that opens the store at one fixed place (call again to reopen)."""
+    opened = []
+
+    def open_():
+        if request.param == "edge":
+            store = EdgeStore(StoreSettings(path=str(tmp_path / "edge")))
+        else:
+            store = ServerStore(StoreSettings(collection="test"), path=str(tmp_path / "local"))
+        opened.append(store)
+        return store
+
+    open_.kind = request.param
+    yield open_
+    for store in opened:
+        store.close()
+
+
+def test_create_and_reopen(backend):
+    store = backend()
+    assert store.count() == 0 and store.document_hashes() == {}
+    store.ensure_collection(DIM)
+    assert store.dim == DIM
+    store.replace_document("a", make_points("a", {"a/p1": ["one", "two"], "a/p2": ["three"]}))
+    store.close()
+
+    store = backend()
+    assert store.dim == DIM
+    store.ensure_collection(DIM)  # reopening with the same dimension is a no-op
+    assert store.count() == 3 and store.count("a") == 3
+    assert store.document_hashes() == {"a": "h1"}
+    with pytest.raises(StoreError, match="16"):
+        store.ensure_collection(16)
+
+
+def test_replace_document_is_idempotent_and_drops_stale_points(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    v1 = make_points("a", {"a/p1": ["r1", "r2", "r3"], "a/p2": ["r4", "r5", "r6"]})
+    other = make_points("b", {"b/p1": ["x", "y"]})
+    store.replace_document("b", other)
+
+    assert store.replace_document("a", v1).model_dump() == {"upserted": 6, "deleted": 0}
+    ids = store.point_ids("a")
+    assert ids == {p.id for p in v1}
+    assert store.replace_document("a", v1).model_dump() == {"upserted": 6, "deleted": 0}
+    assert store.point_ids("a") == ids and store.count("a") == 6
+
+    # New version: p2 is gone, p3 is new, p1 keeps its children.
+    v2 = make_points("a", {"a/p1": ["r1", "r2", "r3"], "a/p3": ["n1"]}, content_hash="h2")
+    assert store.replace_document("a", v2).model_dump() == {"upserted": 4, "deleted": 3}
+    assert store.point_ids("a") == {p.id for p in v2}
+    assert store.count() == 4 + 2
+    assert store.point_ids("b") == {p.id for p in other}
+    assert store.document_hashes() == {"a": "h2", "b": "h1"}
+
+    with pytest.raises(ValueError, match="doc_id"):
+        store.replace_document("b", v2)
+
+
+def test_delete_document(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", make_points("a", {"a/p1": ["r1", "r2"]}))
+    store.replace_document("b", make_points("b", {"b/p1": ["x"]}))
+    assert store.delete_document("a") == 2
+    assert store.count("a") == 0 and store.point_ids("a") == set()
+    assert store.count() == 1 and store.document_hashes() == {"b": "h1"}
+    assert store.delete_document("a") == 0
+
+
+def _shared_parents(doc_id, n_parents, n_children):
+    # Every child mentions the query words, so siblings crowd the top of the fused list.
+    return {
+        f"{doc_id}/p{p}": [f"batch release limit check {doc_id} parent {p} row {c}" for c in range(n_children)]
+        for p in range(n_parents)
+    }
+
+
+def test_hybrid_search_returns_k_distinct_parents_with_their_best_child(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    for doc in ("a", "b", "c"):
+        store.replace_document(doc, make_points(doc, _shared_parents(doc, 4, 12)))
+    # One child first in both lists (its words and its dense vector are the query's):
+    # its parent must come first, matched by that child and not by a sibling.
+    rng = random.Random(7)
+    query_dense = _random_dense(rng)
+    special = make_points(
+        "d",
+        {"d/p0": ["unrelated text", "gamma irradiation dose 25 kGy", "more unrelated"]},
+        dense=lambda text: query_dense if "gamma" in text else _random_dense(rng),
+    )
+    store.replace_document("d", special)
+
+    query = "gamma irradiation dose 25 kGy batch release limit"
+    # prefetch_limit 8 < 12 siblings per parent: Edge must deepen to reach 6 parents
+    hits = store.hybrid_search(query_dense, ENC.encode_query(query), 6, prefetch_limit=8)
+    parents = [h.payload["parent_id"] for h in hits]
+    assert len(hits) == 6 and len(set(parents)) == 6
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0].payload["parent_id"] == "d/p0"
+    assert hits[0].payload["text"] == "gamma irradiation dose 25 kGy"
+    assert hits[0].id == point_id("d", "d/p0/c1")
+    # the whole payload comes back as written
+    assert hits[0].payload["pages"] == [1, 2] and hits[0].payload["caption"] is None
+
+    dense_hits = store.dense_search(_random_dense(rng), 5)
+    assert len({h.payload["parent_id"] for h in dense_hits}) == 5
+
+
+def test_hybrid_search_reaches_k_parents_when_siblings_fill_both_prefetches(backend):
+    # Children of a parent have nearly the same dense vector, and only p0's children
+    # hold the query word: the first 2 x 8 fused candidates all belong to p0.
+    store = backend()
+    store.ensure_collection(DIM)
+    rng = random.Random(5)
+    centers = {f"a/p{p}": _random_dense(rng) for p in range(5)}
+    parents = {
+        pid: [f"{'alpha ' if pid == 'a/p0' else ''}row {c} of {pid}" for c in range(12)] for pid in centers
+    }
+    points = make_points("a", parents)
+    points = [
+        p.model_copy(update={"dense": _unit([x + rng.gauss(0, 0.01) for x in centers[p.payload["parent_id"]]])})
+        for p in points
+    ]
+    store.replace_document("a", points)
+    hits = store.hybrid_search(centers["a/p0"], ENC.encode_query("alpha"), 3, prefetch_limit=8)
+    parents_found = [h.payload["parent_id"] for h in hits]
+    assert len(set(parents_found)) == 3 and parents_found[0] == "a/p0"
+
+
+def test_exact_identifier_found_by_bm25_when_dense_is_uninformative(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    texts = {
+        "sop070": "Batch release requires QA approval per SOP-QA-070 before shipment.",
+        "sop007": "Deviation handling is described in SOP-QA-007 and requires QA review.",
+        "usp85": "Endotoxin limit per USP <85> is 0.5 EU/mL for product A.",
+        "usp87": "Cytotoxicity per USP <87> is tested on each product lot.",
+    }
+    for doc, text in texts.items():
+        filler = [f"general manufacturing statement number {i} for {doc}" for i in range(10)]
+        store.replace_document(doc, make_points(doc, {f"{doc}/p0": [text], f"{doc}/p1": filler}))
+
+    rng = random.Random(3)
+    for query, doc in [("SOP-QA-070", "sop070"), ("USP <87>", "usp87"), ("USP <85>", "usp85")]:
+        hits = store.hybrid_search(_random_dense(rng), ENC.encode_query(query), 3)
+        parents = [h.payload["parent_id"] for h in hits]
+        # with RRF the BM25 winner can trail a child that ranks second in both lists, never more
+        assert f"{doc}/p0" in parents[:2], (query, parents)
+
+
+def test_doc_ids_filter(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    for doc in ("a", "b", "c"):
+        store.replace_document(doc, make_points(doc, _shared_parents(doc, 3, 4)))
+    rng = random.Random(1)
+    q = ENC.encode_query("batch release")
+    hits = store.hybrid_search(_random_dense(rng), q, 10, doc_ids=["b", "c"])
+    assert {h.payload["doc_id"] for h in hits} == {"b", "c"} and len(hits) == 6
+    hits = store.dense_search(_random_dense(rng), 10, doc_ids=["a"])
+    assert {h.payload["parent_id"] for h in hits} == {"a/p0", "a/p1", "a/p2"}
+
+
+def test_search_on_an_empty_or_missing_store(backend):
+    store = backend()
+    rng = random.Random(0)
+    assert store.hybrid_search(_random_dense(rng), ENC.encode_query("x"), 5) == []
+    assert store.delete_document("a") == 0 and store.point_ids("a") == set()
+
+
+def test_open_store_picks_the_backend(tmp_path):
+    with open_store(StoreSettings(path=str(tmp_path / "s"))) as store:
+        assert isinstance(store, EdgeStore)
+    with open_store(StoreSettings(url="http://127.0.0.1:1")) as store:
+        assert isinstance(store, ServerStore)
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys
+    from evidence_pipeline.errors import StoreError
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store import open_store
+    try:
+        with open_store(StoreSettings(path=sys.argv[1])) as store:
+            print(store.count("a"))
+    except StoreError:
+        print("locked")
+    """
+)
+
+
+def _count_in_subprocess(path):
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_edge_store_is_locked_while_open_and_reopens_in_another_process(tmp_path):
+    path = tmp_path / "edge"
+    settings = StoreSettings(path=str(path))
+    with open_store(settings) as store:
+        store.ensure_collection(DIM)
+        store.replace_document("a", make_points("a", {"a/p1": ["r1", "r2", "r3"]}))
+        assert _count_in_subprocess(path) == "locked"
+    assert _count_in_subprocess(path) == "3"
+
+    # an exception inside the block still closes the store
+    with pytest.raises(RuntimeError):
+        with open_store(settings) as store:
+            store.delete_document("a")
+            raise RuntimeError("boom")
+    assert _count_in_subprocess(path) == "0"
