@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|parse|generate``."""
+"""Command line: ``evidence-pipeline ingest|search|parse|generate|eval``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from evidence_pipeline.retrieval import search
 
-    hits = search(args.query, k=args.k)
+    hits = search(args.query, k=args.k, token_budget=args.token_budget)
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], indent=2, ensure_ascii=False))
         return 0
@@ -81,6 +81,44 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from evidence_pipeline.corpus import expand_paths
+    from evidence_pipeline.evaluation.questions import QuestionFileError, load_questions
+    from evidence_pipeline.evaluation.report import text_report, write_outputs
+    from evidence_pipeline.evaluation.runner import evaluate
+
+    try:
+        questions = load_questions(args.questions)
+    except (OSError, QuestionFileError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    paths = sorted(expand_paths([args.docs]), key=lambda p: p.name)[: args.limit_docs]
+    if not paths:
+        print(f"no documents found in {args.docs}", file=sys.stderr)
+        return 2
+
+    def wrap(items, desc):
+        return tqdm(items, desc=desc, unit="item", file=sys.stderr, disable=args.quiet, leave=False)
+
+    try:
+        report = evaluate(paths, questions, args.systems, wrap=wrap)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.out:
+        for path in write_outputs(report, Path(args.out)):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"systems": report["systems"]}, ensure_ascii=False))
+    else:
+        meta = report["meta"]
+        print(f"{meta['n_questions']} questions over {meta['n_docs']} documents ({meta['seconds']['total']} s)")
+        print(text_report(report["systems"]))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="evidence-pipeline", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -95,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--json", action="store_true")
     p.add_argument("--full", action="store_true", help="print every parent's text, not only the first")
+    p.add_argument("--token-budget", type=int, default=None, help="keep the parents that fit N tokens, in rank order")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("parse", help="print the parsed document and its evidence units")
@@ -105,6 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("generate", help="write the sample SOP corpus")
     p.add_argument("out", nargs="?", default="data/corpus")
     p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("eval", help="score retrieval against a question file, beside three baselines")
+    p.add_argument("--docs", required=True, help="folder (or file) of the documents the questions refer to")
+    p.add_argument("--questions", required=True, help="JSON Lines question file (shared/eval/FORMAT.md)")
+    p.add_argument("--out", help="folder for report.json, report.md and report.png")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--systems", nargs="+", default=["fixed512", "hybridchunker", "eu_dense", "full"],
+                   choices=["fixed512", "hybridchunker", "eu_dense", "full"])
+    p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_eval)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -46,6 +46,8 @@ class TokenCounter:
         if Path(self.model_path).is_dir():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self._tokenizer = AutoTokenizer.from_pretrained(self.model_path)
+        # Counting, not encoding for the model: long texts are expected, so no length warning.
+        self._tokenizer.model_max_length = 1 << 30
         # [CLS] and [SEP] take two places of the model's window.
         self.max_tokens = _max_seq_length(self.model_path) - 2
 

@@ -194,7 +194,8 @@ class EvidenceUnit(Record):
     def row_sentences(self) -> list[str]:
         paths = self.column_paths
         rows = tables.carry_down(self.rows, self.row_header_cols)
-        sentences = [tables.row_sentence(r, paths, self.row_header_cols) for r in rows]
+        notes = tables.footnote_map(self.footnotes)
+        sentences = [tables.row_sentence(r, paths, self.row_header_cols, notes) for r in rows]
         return [s for s in sentences if s]
 
     @property
@@ -235,10 +236,24 @@ class EvidenceUnit(Record):
         if self.pages:
             lines.append("Pages: " + ", ".join(str(p) for p in self.pages))
         if self.kind == "table":
-            if self.caption:
-                lines.append(f"Caption: {self.caption}")
-            if self.n_pieces > 1:
-                lines.append(f"Part {self.piece + 1} of {self.n_pieces} of this table.")
+            lines += self.structural_map
+        return lines
+
+    @property
+    def structural_map(self) -> list[str]:
+        """A short wrapper that tells the language model how to read the table before it sees it."""
+        lines = []
+        if self.caption:
+            lines.append(f"Caption: {self.caption}")
+        hierarchy = tables.column_hierarchy(self.column_paths)
+        if hierarchy:
+            lines.append(f"Columns: {hierarchy}")
+        names = list(dict.fromkeys(r[0].strip() for r in self.rows if r and r[0].strip())) if self.row_header_cols else []
+        if names:
+            shown = ", ".join(names[:12]) + (f", ... ({len(names) - 12} more)" if len(names) > 12 else "")
+            lines.append(f"Rows ({len(self.rows)}): {shown}")
+        if self.n_pieces > 1:
+            lines.append(f"Part {self.piece + 1} of {self.n_pieces} of this table; caption and header repeat in every part.")
         return lines
 
     def _render(self, table_view: list[str]) -> str:

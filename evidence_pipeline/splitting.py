@@ -39,9 +39,20 @@ def split_unit(unit: EvidenceUnit, max_tokens: int, count_tokens: TokenCount = a
             final.insert(0, groups[-1].pop())
         groups.append(final)
     groups = [g for g in groups if g]
-    if len(groups) == 1:
-        return [unit]
+    # The estimate ignores the structural map's row list and part line; measure each
+    # piece and halve any that is still over budget (a single row is never cut).
+    while True:
+        pieces = _pieces(unit, groups)
+        over = [n for n, piece in enumerate(pieces) if len(groups[n]) > 1 and count_tokens(piece.text) > max_tokens]
+        if not over:
+            break
+        for n in reversed(over):
+            half = len(groups[n]) // 2
+            groups[n : n + 1] = [groups[n][:half], groups[n][half:]]
+    return pieces if len(pieces) > 1 else [unit]
 
+
+def _pieces(unit: EvidenceUnit, groups: list[list[int]]) -> list[EvidenceUnit]:
     pieces = []
     for n, rows in enumerate(groups):
         first, last = n == 0, n == len(groups) - 1

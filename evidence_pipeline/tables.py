@@ -9,7 +9,47 @@ from __future__ import annotations
 import html
 import re
 
-_FOOTNOTE_MARK = re.compile(r"^(?P<value>.*?\S)\s*(?P<mark>[*†‡§¶]+|[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ]+)$")
+_MARKS = r"[*†‡§¶]+|[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ]+"
+_FOOTNOTE_MARK = re.compile(rf"^(?P<value>.*?\S)\s*(?P<mark>{_MARKS})$")
+# A footnote line opens with its marker: "* text", "† text", "a) text", "1. text", "¹ text".
+_FOOTNOTE_LINE = re.compile(rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s))\s*(?P<text>\S.*)$")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ", "0123456789abcde")
+
+
+def _norm_mark(mark: str) -> str:
+    return mark.translate(_SUPERSCRIPT).strip("().")
+
+
+def footnote_map(footnotes: list[str]) -> dict[str, str]:
+    """Marker -> footnote text, for footnotes that open with a marker."""
+    notes: dict[str, str] = {}
+    for line in footnotes:
+        m = _FOOTNOTE_LINE.match(line)
+        if m:
+            notes.setdefault(_norm_mark(m.group("mark")), m.group("text").strip())
+    return notes
+
+
+def resolve_marker(value: str, notes: dict[str, str]) -> str:
+    """'2.4*' with a footnote '*' -> '2.4 (note: <footnote text>)'; unknown markers stay as printed."""
+    if not notes:
+        return value
+    bare, mark = split_marker(value)
+    if mark is None or _norm_mark(mark) not in notes:
+        return value
+    return f"{bare} (note: {notes[_norm_mark(mark)]})"
+
+
+def column_hierarchy(paths: list[str]) -> str:
+    """'Stream | Flow rate (mL/min): Min, Max | Pressure (bar): Min, Max'."""
+    groups: list[tuple[str, list[str]]] = []
+    for path in paths:
+        top, _, rest = path.partition(" / ")
+        if groups and rest and groups[-1][0] == top and groups[-1][1]:
+            groups[-1][1].append(rest)
+        else:
+            groups.append((top, [rest] if rest else []))
+    return " | ".join(f"{top}: {', '.join(subs)}" if subs else top for top, subs in groups if top)
 
 
 def column_paths(header: list[list[str]], n_cols: int) -> list[str]:
@@ -50,7 +90,7 @@ def split_marker(value: str) -> tuple[str, str | None]:
     return m.group("value"), m.group("mark")
 
 
-def row_sentence(row: list[str], paths: list[str], row_header_cols: int) -> str:
+def row_sentence(row: list[str], paths: list[str], row_header_cols: int, notes: dict[str, str] | None = None) -> str:
     """``Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8``."""
     head_parts: list[str] = []
     for c in range(min(row_header_cols, len(row))):
@@ -62,6 +102,7 @@ def row_sentence(row: list[str], paths: list[str], row_header_cols: int) -> str:
         value = row[c].strip()
         if not value:
             continue
+        value = resolve_marker(value, notes or {})
         label = paths[c] if c < len(paths) else ""
         cells.append(f"{label}: {value}" if label else value)
     head = " / ".join(head_parts)

@@ -35,6 +35,7 @@ class UnitOptions(BaseModel):
     context_distance: float = 300.0  # pt between the table's edge and a context paragraph
     max_context_paragraphs: int = 2  # per side
     page_edge: float = 200.0  # pt: a table this close to a page edge may take context across it
+    caption_distance: float = 200.0  # pt: farthest caption taken for a table the parser left unlinked
     section_chunk_tokens: int = 350
 
 
@@ -119,13 +120,126 @@ def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], l
     return header, rows, pages
 
 
+def _find_caption(items, i: int, last_index: int, table: Table, header: list[list[str]], options: UnitOptions, used: set[int]):
+    """Four stages: linked by the parser -> nearest caption by box distance -> a caption on
+    the adjacent page when the table opens or closes a page -> a caption merged into the
+    table's first row. Figure captions are never taken. Returns (caption, source, header)."""
+    def mark_used(text: str) -> None:
+        for j in (i - 1, i - 2, last_index + 1, last_index + 2):
+            if 0 <= j < len(items) and isinstance(items[j], TextBlock) and items[j].text.strip() == text.strip():
+                used.add(j)
+
+    if table.caption and not _FIGURE.match(table.caption):
+        mark_used(table.caption)
+        return table.caption.strip(), "direct", header
+
+    def candidates():
+        for j, cand in enumerate(items):
+            if isinstance(cand, TextBlock) and j not in used and is_table_caption(cand.text):
+                yield j, cand
+
+    # Stage 2: nearest table caption on the same page within the distance (no boxes: the neighbour in reading order).
+    best = None
+    for j, cand in candidates():
+        if table.bbox is not None and cand.bbox is not None and cand.page is not None:
+            pages = table.pages or [table.page]
+            if cand.page not in pages:
+                continue
+            gap = table.bbox.vertical_gap(cand.bbox) if cand.page == table.page else min(cand.bbox.t, 1e9)
+            if gap <= options.caption_distance and (best is None or gap < best[0]):
+                best = (gap, j, cand)
+        elif j in (i - 1, last_index + 1):
+            best = (0.0, j, cand)
+    if best is not None:
+        used.add(best[1])
+        return best[2].text.strip(), "inferred", header
+
+    # Stage 3: the table opens a page -> the last block of the previous page; closes one -> the first of the next.
+    if i > 0 and _opens_page(items, i):
+        j = i - 1
+        if isinstance(items[j], TextBlock) and j not in used and is_table_caption(items[j].text):
+            used.add(j)
+            return items[j].text.strip(), "inferred", header
+    if last_index + 1 < len(items) and _closes_page(items, last_index):
+        j = last_index + 1
+        if isinstance(items[j], TextBlock) and j not in used and is_table_caption(items[j].text):
+            used.add(j)
+            return items[j].text.strip(), "inferred", header
+
+    # Stage 4: the caption was read as the table's first row.
+    if header:
+        texts = {c.strip() for c in header[0] if c.strip()}
+        if len(texts) == 1 and is_table_caption(next(iter(texts))):
+            return next(iter(texts)), "inferred", header[1:]
+    return None, "none", header
+
+
+def _page_of(item) -> int | None:
+    return item.page
+
+
+def _opens_page(items, i: int) -> bool:
+    """The item before this one in reading order is on an earlier page."""
+    prev, cur = _page_of(items[i - 1]), _page_of(items[i])
+    return prev is not None and cur is not None and prev < cur
+
+
+def _closes_page(items, i: int) -> bool:
+    nxt, cur = _page_of(items[i + 1]), _page_of(items[i])
+    return nxt is not None and cur is not None and nxt > cur
+
+
+_PAGE_NUMBER = re.compile(r"^\d{1,4}$")
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}")
+_TOC_WORDS = re.compile(r"\b(contents|list of (tables|figures))\b", re.IGNORECASE)
+
+
+def is_contents_table(table: Table, caption: str | None = None, section: str | None = None) -> bool:
+    """A table of contents or list of figures mistaken for a table: rows end in page numbers."""
+    grid = table.grid()
+    rows = [[c for c in r if c.strip()] for r in grid]
+    rows = [r for r in rows if r]
+    if len(rows) < 3:
+        return False
+    ends_in_page = sum(bool(_PAGE_NUMBER.match(r[-1].strip())) for r in rows) / len(rows)
+    leaders = sum(any(_LEADERS.search(c) for c in r) for r in rows) / len(rows)
+    named = any(_TOC_WORDS.search(t or "") for t in (caption, section, " ".join(grid[0])))
+    return (leaders >= 0.5 and ends_in_page >= 0.5) or (named and ends_in_page >= 0.7)
+
+
+def drop_duplicate_tables(tables: list[Table]) -> list[Table]:
+    """One physical table detected twice (overlapping boxes on a page, or the same cells) becomes one."""
+    kept: list[Table] = []
+    for table in sorted(tables, key=lambda t: -len(t.cells)):
+        if any(_same_table(table, other) for other in kept):
+            continue
+        kept.append(table)
+    return sorted(kept, key=lambda t: t.order)
+
+
+def _same_table(a: Table, b: Table) -> bool:
+    if a.page == b.page and a.bbox is not None and b.bbox is not None:
+        ix = max(0.0, min(a.bbox.r, b.bbox.r) - max(a.bbox.l, b.bbox.l))
+        iy = max(0.0, min(a.bbox.b, b.bbox.b) - max(a.bbox.t, b.bbox.t))
+        smaller = min(a.bbox.width * a.bbox.height, b.bbox.width * b.bbox.height)
+        if smaller > 0 and ix * iy / smaller > 0.7:
+            return True
+    return a.page == b.page and a.grid() == b.grid()
+
+
 def build_units(
     doc: ParsedDoc,
     options: UnitOptions = UnitOptions(),
     count_tokens: TokenCount = approx_tokens,
 ) -> list[EvidenceUnit]:
     """Evidence units for every table, then section chunks for the body text no table took."""
-    items = [it for it in doc.items() if not (isinstance(it, TextBlock) and it.label in ("page_header", "page_footer"))]
+    kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption)}
+    items = [
+        it
+        for it in doc.items()
+        if not (isinstance(it, TextBlock) and it.label in ("page_header", "page_footer"))
+        and not (isinstance(it, Table) and it.id not in kept_tables)
+    ]
     table_parts = _merge_continuations([it for it in items if isinstance(it, Table)])
     continuation_ids = {t.id for parts in table_parts.values() for t in parts[1:]}
 
@@ -149,20 +263,7 @@ def build_units(
         last = parts[-1]
         last_index = items.index(last)
 
-        caption, caption_source = item.caption, "direct" if item.caption else "none"
-        for j in (i - 1, last_index + 1, i + 1):
-            if caption or not (0 <= j < len(items)):
-                continue
-            cand = items[j]
-            if isinstance(cand, TextBlock) and j not in used and is_table_caption(cand.text):
-                caption, caption_source = cand.text.strip(), "inferred"
-                used.add(j)
-        # The parser's linked caption also appears as a block; do not repeat it as context.
-        for j in (i - 1, i - 2, last_index + 1, last_index + 2):
-            if 0 <= j < len(items) and isinstance(items[j], TextBlock) and caption:
-                if items[j].text.strip() == caption.strip():
-                    used.add(j)
-
+        caption, caption_source, header = _find_caption(items, i, last_index, item, header, options, used)
         before = _context(items, range(i - 1, -1, -1), item, options, used, above=True)
         footnotes = list(dict.fromkeys([*item.footnotes, *(f for p in parts[1:] for f in p.footnotes)]))
         after, extra_notes = _after(items, range(last_index + 1, len(items)), last, options, used)

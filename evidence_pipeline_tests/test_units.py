@@ -1,5 +1,5 @@
-from evidence_pipeline.records import Table
-from evidence_pipeline.units import build_units, is_table_caption, UnitOptions
+from evidence_pipeline.records import BBox, Table, TableCell
+from evidence_pipeline.units import UnitOptions, build_units, drop_duplicate_tables, is_contents_table, is_table_caption
 from evidence_pipeline_tests.docs import lnp_doc
 
 
@@ -26,7 +26,7 @@ def test_row_sentences_join_two_level_headers():
     assert unit.column_paths == ["Stream", "Flow rate (mL/min) / Min", "Flow rate (mL/min) / Max", "Pressure (bar) / Min", "Pressure (bar) / Max"]
     assert unit.row_sentences[0] == (
         "Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8; "
-        "Pressure (bar) / Min: 1.1; Pressure (bar) / Max: 2.4*"
+        "Pressure (bar) / Min: 1.1; Pressure (bar) / Max: 2.4 (note: Only with the high-pressure manifold installed.)"
     )
 
 
@@ -93,3 +93,70 @@ def test_continuation_table_merges_rows_and_pages():
     assert len(unit.rows) == 4  # the repeated header rows of the continuation are dropped
     assert unit.pages == [2, 3]
     assert unit.row_pages == [2, 2, 3, 3]
+
+
+def _with_table(doc, **update):
+    return doc.model_copy(update={"tables": [doc.tables[0].model_copy(update=update)]})
+
+
+def test_caption_stage_two_nearest_by_box_distance():
+    doc = lnp_doc()
+    # Unlinked, and the caption block is not the reading-order neighbour: found by distance.
+    blocks = [b.model_copy(update={"order": 20}) if b.id == "b5" else b for b in doc.blocks]
+    doc = _with_table(doc.model_copy(update={"blocks": blocks}), caption=None)
+    unit = _table(build_units(doc))
+    assert (unit.caption, unit.caption_source) == ("Table 1: Pump flow rate limits", "inferred")
+    far = _table(build_units(doc, UnitOptions(caption_distance=1)))
+    assert far.caption_source == "none"
+
+
+def test_caption_stage_four_merged_into_first_row():
+    doc = lnp_doc()
+    blocks = [b for b in doc.blocks if b.id != "b5"]
+    table = doc.tables[0]
+    shifted = [c.model_copy(update={"row": c.row + 1}) for c in table.cells]
+    cap = TableCell(row=0, col=0, col_span=5, text="Table 7: Merged caption", column_header=True)
+    doc = _with_table(doc.model_copy(update={"blocks": blocks}), caption=None, cells=[cap, *shifted], n_rows=table.n_rows + 1, header_rows=3)
+    unit = _table(build_units(doc))
+    assert (unit.caption, unit.caption_source) == ("Table 7: Merged caption", "inferred")
+    assert len(unit.header) == 2 and unit.header[0][1] == "Flow rate (mL/min)"
+
+
+def test_figure_caption_is_never_used():
+    doc = lnp_doc()
+    blocks = [b.model_copy(update={"text": "Figure 1: Mixer schematic"}) if b.id == "b5" else b for b in doc.blocks]
+    unit = _table(build_units(_with_table(doc.model_copy(update={"blocks": blocks}), caption=None)))
+    assert unit.caption is None and unit.caption_source == "none"
+
+
+def test_contents_table_is_dropped():
+    rows = [["1 Purpose ..........", "1"], ["2 Scope ..........", "1"], ["3 Procedure ..........", "2"], ["4 Records ..........", "4"]]
+    cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(rows) for c, t in enumerate(row)]
+    toc = Table(id="toc", order=0, n_rows=4, n_cols=2, cells=cells, page=1)
+    assert is_contents_table(toc)
+    doc = lnp_doc()
+    units = build_units(doc.model_copy(update={"tables": [toc.model_copy(update={"order": -1}), *doc.tables]}))
+    assert [u.caption for u in units if u.kind == "table"] == ["Table 1: Pump flow rate limits"]
+    assert not is_contents_table(doc.tables[0])
+
+
+def test_table_detected_twice_becomes_one():
+    doc = lnp_doc()
+    twin = doc.tables[0].model_copy(update={"id": "t9", "order": 6, "bbox": BBox(l=75, t=302, r=518, b=418), "caption": None})
+    assert len(drop_duplicate_tables([doc.tables[0], twin])) == 1
+    units = build_units(doc.model_copy(update={"tables": [doc.tables[0], twin]}))
+    assert sum(u.kind == "table" for u in units) == 1
+
+
+def test_structural_map_opens_the_parent_text():
+    unit = _table(build_units(lnp_doc()))
+    head = unit.text.split("<table>")[0]
+    assert "Columns: Stream | Flow rate (mL/min): Min, Max | Pressure (bar): Min, Max" in head
+    assert "Rows (2): Aqueous Phase 1, Lipid Phase" in head
+    assert head.index("Caption:") < head.index("WARNING")
+
+
+def test_footnote_marker_resolved_in_row_sentence():
+    unit = _table(build_units(lnp_doc()))
+    assert "Pressure (bar) / Max: 2.4 (note: Only with the high-pressure manifold installed.)" in unit.row_sentences[0]
+    assert "2.4*" in unit.table_html  # the HTML keeps the cell as printed

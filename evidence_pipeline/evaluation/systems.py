@@ -48,7 +48,7 @@ BASELINE_VERSION = "baseline"
 Wrap = Callable[[Sequence[Any], str], Any]
 
 
-def _no_progress(items: Sequence[Any], _description: str) -> Sequence[Any]:
+def no_progress(items: Sequence[Any], _description: str) -> Sequence[Any]:
     return items
 
 
@@ -156,7 +156,7 @@ def built_systems(
     workdir: Path,
     *,
     options: PipelineOptions = PipelineOptions(),
-    wrap: Wrap = _no_progress,
+    wrap: Wrap = no_progress,
 ) -> Iterator[dict[str, tuple[Store, SystemRun]]]:
     """Open one fresh store per system under ``workdir`` and index every document into each."""
     unknown = [s for s in systems if s not in SYSTEMS]
@@ -203,7 +203,7 @@ def run_systems(
     embedder: Embedder | None = None,
     counter: TokenCounter | None = None,
     options: PipelineOptions = PipelineOptions(),
-    wrap: Wrap = _no_progress,
+    wrap: Wrap = no_progress,
 ) -> dict[str, SystemRun]:
     """Index ``docs`` into every system, ask every question of each, score the contexts."""
     embedder = embedder or Embedder()

@@ -24,7 +24,12 @@ from docling_core.types.doc import (
     TitleItem,
 )
 
-from evidence_pipeline.parser.page_layout import FOOTNOTE_MARKER_RE, OTHER_CAPTION_RE, TABLE_CAPTION_RE
+from evidence_pipeline.parser.page_layout import (
+    FIGURE_CAPTION_RE,
+    FOOTNOTE_MARKER_RE,
+    OTHER_CAPTION_RE,
+    TABLE_CAPTION_RE,
+)
 from evidence_pipeline.records import BBox, ParsedDoc, Table, TableCell, TextBlock
 
 _LABELS = {
@@ -164,7 +169,7 @@ def docling_to_parsed(
         item: TableItem = t.item  # type: ignore[assignment]
         for ref in item.captions:
             e = by_ref.get(ref.cref)
-            if e is not None and not OTHER_CAPTION_RE.match(e.text):
+            if e is not None and not FIGURE_CAPTION_RE.match(e.text):
                 e.table_of, e.label = t, "caption"
         for ref in item.footnotes:
             e = by_ref.get(ref.cref)
@@ -181,7 +186,7 @@ def docling_to_parsed(
                     c = body[j]
                     if c.label == "table":
                         break
-                    if c.table_of is None and TABLE_CAPTION_RE.match(c.text) and _near(c, e):
+                    if c.table_of is None and _is_table_caption(c) and _near(c, e):
                         c.table_of, c.label = e, "caption"
                         break
         j = i + 1
@@ -267,6 +272,12 @@ def docling_to_parsed(
         tables=out_tables,
         warnings=list(warnings or []),
     )
+
+
+def _is_table_caption(e: _Entry) -> bool:
+    if FIGURE_CAPTION_RE.match(e.text):
+        return False
+    return bool(TABLE_CAPTION_RE.match(e.text) or (e.label == "caption" and OTHER_CAPTION_RE.match(e.text)))
 
 
 def _page_height(doc: DoclingDocument, page: int | None) -> float:

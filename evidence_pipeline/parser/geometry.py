@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# Font names that mark bold text ("Arial-BoldMT", "Helvetica-Bold", "TimesNewRomanPS-BoldMT", "Calibri,Bold").
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|[-,]bd\b", re.IGNORECASE)
+# Font names that mark bold text: "Arial-BoldMT", "Calibri,Bold", TeX's "SFBX1000"/"CMBX10"
+# (bold extended) and "NimbusRomNo9L-Medi".
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|-medi|[-,]bd\b|(cm|sf|ec|lm)bx\d", re.IGNORECASE)
 
 
 @dataclass

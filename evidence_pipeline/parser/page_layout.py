@@ -15,18 +15,19 @@ from dataclasses import dataclass, field
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
 
-TABLE_CAPTION_RE = re.compile(
-    r"^\s*(table|tab\.|tbl\.)\s*[A-Z]?\d+([.\-–]\d+)*[A-Za-z]?\s*([:.\-–—|]|\s|$)|^\s*\[?표\s*\d+\]?",
-    re.IGNORECASE,
-)
-OTHER_CAPTION_RE = re.compile(
-    r"^\s*(figure|fig\.|chart|exhibit|listing|example|scheme|그림)\s*[A-Z]?\d+([.\-–]\d+)*\s*([:.\-–—|]|\s)",
-    re.IGNORECASE,
-)
+# "Table 3-1: ...", "Table 1. ...", "Table 2 Results"; not "Table 1 shows ..." (a sentence citing it).
+_CAPTION_TAIL = r"\s*[A-Z]?\d+([.\-–]\d+)*[A-Za-z]?(?=\s*[:.\-–—|](\s|$)|\s+[^a-z\s]|\s*$)"
+TABLE_CAPTION_RE = re.compile(r"^\s*(?i:table|tab\.|tbl\.)" + _CAPTION_TAIL + r"|^\s*\[?표\s*\d+\]?")
+# Captions that may belong to a table-like block (code listings, exhibits) but are not "Table N".
+OTHER_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|exhibit|listing|example|scheme|그림)" + _CAPTION_TAIL)
+# Captions that never name a table.
+FIGURE_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|scheme|그림)" + _CAPTION_TAIL)
 FOOTNOTE_MARKER_RE = re.compile(
     r"^\s*(\*+|[†‡§¶#]+|\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}\)|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|notes?\b|source[s]?:|abbreviations?:|※|\[\d{1,2}\])",
     re.IGNORECASE,
 )
+# Symbol markers that open a new note even inside a run of note lines.
+NOTE_SYMBOL_RE = re.compile(r"^\s*([*†‡§¶※]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|(?i:notes?|source)\b)")
 BULLET_RE = re.compile(r"^\s*([•·▪◦‣●○■□►▶➢✓\-–—]|\(?[a-z]\)|\(?[ivx]+\)|\d{1,2}\))\s+")
 HEADING_NUMBER_RE = re.compile(
     r"^\s*((\d{1,2}(\.\d{1,2})+\.?)|(\d{1,2}\.?)|([A-Z]\.)|([IVX]{1,5}\.)|((section|article|chapter|part|item|appendix|annex)\s+[\dIVXA-Z]+[.:]?))\s+\S",
@@ -188,6 +189,8 @@ class PageAnalyser:
         for f in rules.fills:
             if f.width < 0.25 * self.width or f.height < 12:
                 continue
+            if f.width * f.height > 0.5 * self.width * self.height:  # a page background
+                continue
             inner = [r for r in rows if f.contains_center(r.box, 1.0)]
             if sum(self._tabular(r) for r in inner) >= 2:
                 b = inner[0].box
@@ -230,11 +233,49 @@ class PageAnalyser:
             box = box.union(row.box)
         return box
 
-    def find_tables(self, rows: list[Row], spans: list[Span], rules: Rules) -> list[Box]:
+    def gutter(self, spans: list[Span]) -> float | None:
+        """The x of the white gap between two columns of prose, if the page has two."""
+        if len(spans) < 12:
+            return None
+        lo, hi = int(0.3 * self.width), int(0.7 * self.width)
+        best, best_x, run, best_run = None, None, 0, 0
+        for x in range(lo, hi):
+            crossing = sum(1 for s in spans if s.box.l < x < s.box.r)
+            if best is None or crossing < best:
+                best, best_x, run, best_run = crossing, x, 1, 1
+            elif crossing == best:
+                run += 1
+                if run > best_run:
+                    best_run, best_x = run, x - run // 2
+            else:
+                run = 0
+        if best is None or best > 0.04 * len(spans) or best_run < 6:
+            return None
+        left = [s for s in spans if s.box.r <= best_x]
+        right = [s for s in spans if s.box.l >= best_x]
+        for side, width in ((left, best_x), (right, self.width - best_x)):
+            if len(side) < 0.25 * len(spans):
+                return None
+            prose = sum(1 for s in side if s.box.width >= 0.45 * width)
+            if prose < 0.3 * len(side):
+                return None
+        return float(best_x)
+
+    def find_tables(self, rows: list[Row], spans: list[Span], rules: Rules, words: list[Span] | None = None) -> list[Box]:
         grids = self._rule_grids(rules, spans)
-        free = [r for r in rows if not any(g.contains_center(r.box, 1.0) for g in grids)]
-        soft = self._shaded_tables(rules, free) + self._aligned_runs(free)
-        soft = [self._grow(b, free, rules) for b in soft]
+        free_spans = [s for s in spans if not any(g.contains_center(s.box, 1.0) for g in grids)]
+        free = group_rows(free_spans)
+        soft = self._shaded_tables(rules, free)
+        gutter = self.gutter(free_spans)
+        if gutter is None:
+            soft += [self._grow(b, free, rules) for b in self._aligned_runs(free)]
+        else:  # each column of a two-column page on its own, so prose beside a table is not a column of it
+            for side in (
+                [s for s in free_spans if s.box.r <= gutter],
+                [s for s in free_spans if s.box.l >= gutter],
+            ):
+                side_rows = group_rows(side)
+                soft += [self._grow(b, side_rows, rules) for b in self._aligned_runs(side_rows)]
         tables = grids + soft
         merged = True
         while merged:  # overlapping candidates are one table
@@ -248,7 +289,25 @@ class PageAnalyser:
                         break
                 if merged:
                     break
-        return tables
+        return [t for t in tables if self._plausible(t, spans, rules, words)]
+
+    def _plausible(self, box: Box, spans: list[Span], rules: Rules, words: list[Span] | None) -> bool:
+        """Keep a candidate only if its text forms a grid and no figure caption claims it."""
+        for s in spans:
+            if box.contains_center(s.box, 1.0) or not FIGURE_CAPTION_RE.match(s.text):
+                continue
+            if s.box.h_overlap(box) > 0 and min(abs(s.box.t - box.b), abs(box.t - s.box.b)) <= 2.5 * s.size:
+                return False
+        if words is None:
+            return True
+        from evidence_pipeline.parser.table_grid import build_grid  # table_grid imports this module
+
+        inner = [w for w in words if box.contains_center(w.box, 1.0)]
+        grid = build_grid(inner, rules.inside(box), box)
+        if grid.n_rows < 2 or grid.n_cols < 2:
+            return False
+        slots = sum(c.row_span * c.col_span for c in grid.cells)
+        return slots >= 0.35 * grid.n_rows * grid.n_cols
 
     # ------------------------------------------------------------------- text
     def _paragraphs(self, spans: list[Span]) -> list[list[Span]]:
@@ -258,6 +317,7 @@ class PageAnalyser:
                 BULLET_RE.match(s.text)
                 or TABLE_CAPTION_RE.match(s.text)
                 or OTHER_CAPTION_RE.match(s.text)
+                or NOTE_SYMBOL_RE.match(s.text)
                 or HEADING_NUMBER_RE.match(s.text)
                 and (s.bold or s.size > 1.1 * self.body or DOTTED_NUMBER_RE.match(s.text))
             )
@@ -301,18 +361,31 @@ class PageAnalyser:
             return True
         return bold and words <= 12 and len(blk) <= 2
 
-    def analyse(self, spans: list[Span], rules: Rules) -> list[Region]:
+    def _furniture(self, spans: list[Span]) -> tuple[list[Region], list[Span]]:
+        """Lines in the top and bottom bands; a little deeper for a running head with a page number."""
         regions: list[Region] = []
         body: list[Span] = []
+        rows = group_rows(spans)
+        numbered = {
+            id(s)
+            for r in rows
+            if len(r.spans) >= 2 and any(re.fullmatch(r"\d{1,4}", x.text.strip()) for x in r.spans)
+            for s in r.spans
+        }
         for s in spans:
-            if s.box.b < HEADER_BAND * self.height:
+            deep = id(s) in numbered and s.size <= 1.1 * self.body
+            if s.box.b < (0.125 if deep else HEADER_BAND) * self.height:
                 regions.append(Region("page_header", s.box, [s]))
-            elif s.box.t > (1 - HEADER_BAND) * self.height:
+            elif s.box.t > (1 - (0.1 if deep else HEADER_BAND)) * self.height:
                 regions.append(Region("page_footer", s.box, [s]))
             else:
                 body.append(s)
+        return regions, body
+
+    def analyse(self, spans: list[Span], rules: Rules, words: list[Span] | None = None) -> list[Region]:
+        regions, body = self._furniture(spans)
         rows = group_rows(body)
-        tables = self.find_tables(rows, body, rules)
+        tables = self.find_tables(rows, body, rules, words)
         rest = []
         for s in body:
             home = next((t for t in tables if t.contains_center(s.box, 1.0)), None)
@@ -334,7 +407,7 @@ class PageAnalyser:
             size = max(s.size for s in blk)
             label = "text"
             near_table_bottom = any(0 <= box.t - y <= 2.6 * size + 4 for y in note_anchors)
-            if TABLE_CAPTION_RE.match(text) or OTHER_CAPTION_RE.match(text):
+            if TABLE_CAPTION_RE.match(text) or OTHER_CAPTION_RE.match(text) or FIGURE_CAPTION_RE.match(text):
                 label = "caption"
             elif FOOTNOTE_MARKER_RE.match(text) and (
                 near_table_bottom or (size < 0.92 * self.body and box.t > 0.6 * self.height)

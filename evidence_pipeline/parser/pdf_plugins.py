@@ -25,7 +25,7 @@ from docling.models.factories.table_factory import TableStructureFactory
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, TableCell
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span, is_bold_font
-from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
+from evidence_pipeline.parser.page_layout import HEADING_NUMBER_RE, PageAnalyser, body_text_size
 from evidence_pipeline.parser.table_grid import build_grid
 
 _LABELS = {
@@ -90,6 +90,27 @@ def _spans(cells) -> list[Span]:
     return spans
 
 
+def _split_run_in_headings(lines: list[Span], words: list[Span]) -> list[Span]:
+    """Split "5.1 Results We picked..." (bold number and title, then body text) into heading + text."""
+    out: list[Span] = []
+    for line in lines:
+        if not line.bold or not HEADING_NUMBER_RE.match(line.text):
+            out.append(line)
+            continue
+        inner = sorted((w for w in words if line.box.contains_center(w.box, 0.5)), key=lambda w: w.box.l)
+        k = next((i for i, w in enumerate(inner) if not w.bold), None)
+        if not k or k >= len(inner) or len(inner[:k]) < 2:
+            out.append(line)
+            continue
+        for part in (inner[:k], inner[k:]):
+            box = part[0].box
+            for w in part[1:]:
+                box = box.union(w.box)
+            cells = [c for w in part for c in w.cells]
+            out.append(Span(part[0].index, " ".join(w.text for w in part), box, part[0].font, part[0].bold, line.size, cells))
+    return out
+
+
 class RuleLayoutModel(BaseLayoutModel):
     """Layout clusters from the rules in ``page_layout``."""
 
@@ -120,10 +141,12 @@ class RuleLayoutModel(BaseLayoutModel):
             if page._backend is None or not page._backend.is_valid() or page.size is None:
                 out.append(LayoutPrediction())
                 continue
-            spans = _spans(page.cells)
+            seg = page._backend.get_segmented_page()
+            words = _spans(seg.word_cells) if seg is not None else []
+            spans = _split_run_in_headings(_spans(page.cells), words)
             body = self._body_size(key, spans)
             analyser = PageAnalyser(page.size.width, page.size.height, body, page.page_no)
-            regions = analyser.analyse(spans, _page_rules(page))
+            regions = analyser.analyse(spans, _page_rules(page), words)
             clusters = []
             for i, reg in enumerate(regions):
                 if reg.label == "title":

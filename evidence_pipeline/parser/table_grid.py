@@ -150,9 +150,11 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             if band:
                 rows.append(band)
     else:
+        # In a table with column rulings, a line with an empty stub column continues the row above.
+        stub_rows = bool(edges) and any((y1 - y0) >= 0.4 * box.height for _, y0, y1 in rules.vertical)
         prev: list[Span] | None = None
         for ln in lines:
-            if prev is not None and _continues(prev, ln, edges, h_rules):
+            if prev is not None and _continues(prev, ln, edges, h_rules, stub_rows):
                 prev.extend(ln)
                 continue
             rows.append(list(ln))
@@ -189,17 +191,19 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     return grid
 
 
-def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules) -> bool:
+def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, stub_rows: bool = False) -> bool:
     """A wrapped line: stub column empty, not numbers, each phrase under exactly one phrase above."""
     if _col_of(line[0].box.l + 1, edges) == 0 and edges:
         return False
-    if all(is_numeric(s.text) for s in line):
-        return False
-    gap = min(s.box.t for s in line) - max(s.box.b for s in prev)
-    if gap > 0.6 * max(s.size for s in line):
-        return False
     top = min(s.box.t for s in line)
     if any(max(p.box.b for p in prev) - 1 <= y <= top + 1 for y, _, _ in h_rules):
+        return False
+    if stub_rows:
+        return True
+    if all(is_numeric(s.text) for s in line):
+        return False
+    gap = top - max(s.box.b for s in prev)
+    if gap > 0.6 * max(s.size for s in line):
         return False
     for s in line:
         over = [p for p in prev if p.box.h_overlap(s.box) > 0]

@@ -1,0 +1,86 @@
+"""One evaluation run: parse the documents once, build the systems, score, summarise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from evidence_pipeline.evaluation.metrics import summarize
+from evidence_pipeline.evaluation.questions import Question
+from evidence_pipeline.evaluation.report import MISS_SYSTEM, misses
+from evidence_pipeline.evaluation.systems import SYSTEMS, EvalDoc, SystemRun, Wrap, no_progress, run_systems
+
+Log = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def parse_documents(
+    paths: Sequence[Path], *, with_docling: bool, wrap: Wrap = no_progress, log: Log = _stderr
+) -> list[EvalDoc]:
+    """Parse each file once; keep Docling's document too when the HybridChunker baseline runs."""
+    from evidence_pipeline.corpus import doc_id_for
+    from evidence_pipeline.errors import ParseError
+    from evidence_pipeline.parser.baseline_chunks import ConvertingParser
+    from evidence_pipeline.settings import ParserSettings
+
+    parser = ConvertingParser(ParserSettings.from_env())
+    docs: list[EvalDoc] = []
+    for path in wrap(list(paths), "parse"):
+        try:
+            parsed, docling = parser.convert(path, doc_id_for(path))
+        except ParseError as exc:
+            log(f"skipping {path}: {exc.reason}")
+            continue
+        docs.append(EvalDoc(parsed, docling if with_docling else None))
+    return docs
+
+
+def select_questions(questions: Sequence[Question], doc_ids: set[str], log: Log = _stderr) -> list[Question]:
+    kept = [q for q in questions if q.doc_id in doc_ids]
+    if len(kept) < len(questions):
+        log(f"{len(questions) - len(kept)} of {len(questions)} questions name documents that were not indexed; left out")
+    return kept
+
+
+def summarize_runs(runs: dict[str, SystemRun], questions: Sequence[Question]) -> dict[str, Any]:
+    return {name: summarize(questions, [a.scores for a in run.answers]) for name, run in runs.items()}
+
+
+def evaluate(
+    paths: Sequence[Path],
+    questions: Sequence[Question],
+    systems: Sequence[str] = SYSTEMS,
+    *,
+    wrap: Wrap = no_progress,
+    log: Log = _stderr,
+) -> dict[str, Any]:
+    """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` and ``misses``."""
+    from evidence_pipeline.embedding import Embedder, TokenCounter
+
+    started = time.perf_counter()
+    docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log)
+    parsed_s = time.perf_counter() - started
+    questions = select_questions(questions, {d.parsed.doc_id for d in docs}, log)
+    if not questions:
+        raise ValueError("no question refers to an indexed document")
+    embedder = Embedder()
+    counter = TokenCounter(None)
+    runs = run_systems(docs, questions, systems, embedder=embedder, counter=counter, wrap=wrap)
+    report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
+    report["meta"] = {
+        "docs": [d.parsed.doc_id for d in docs],
+        "n_docs": len(docs),
+        "n_questions": len(questions),
+        "model": embedder.model_id,
+        "parser": docs[0].parsed.parser if docs else None,
+        "chunks": {name: run.n_chunks for name, run in runs.items()},
+        "seconds": {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)},
+    }
+    if MISS_SYSTEM in runs:
+        report["misses"] = misses(questions, runs[MISS_SYSTEM])
+    return report
