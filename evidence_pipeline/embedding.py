@@ -96,6 +96,9 @@ class Embedder:
         with _LOCK:
             if self.model_path not in _MODELS:
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
 
                 if Path(self.model_path).is_dir():
                     os.environ.setdefault("HF_HUB_OFFLINE", "1")

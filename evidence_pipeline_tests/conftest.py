@@ -21,3 +21,20 @@ def corpora() -> Path:
     if not CORPORA.is_dir():
         pytest.skip(f"shared corpora not found at {CORPORA}")
     return CORPORA
+
+
+@pytest.fixture(scope="session")
+def parse_cached():
+    """Parse a file once per test session, whichever test module asks first."""
+    from evidence_pipeline.parser import DoclingParser
+
+    parser = DoclingParser()
+    cache: dict[Path, object] = {}
+
+    def parse(path: Path):
+        path = Path(path)
+        if path not in cache:
+            cache[path] = parser.parse(path)
+        return cache[path]
+
+    return parse
