@@ -1,6 +1,16 @@
-"""Query the index: dense + BM25 fused by RRF in Qdrant, one hit per parent."""
+"""Query the index: dense + BM25 fused by RRF in Qdrant, one hit per parent.
+
+Identifier routing: dense vectors barely tell SOP-QA-070 from SOP-QA-007, and BM25
+sees the id in every child of both documents' neighbourhoods. When a query names a
+document id (an identifier token that is some document's id), the same hybrid query
+also runs restricted to that document, and the two ranked parent lists are fused
+with RRF. A document that the query names rises; nothing is filtered out, so a
+question about what *refers to* an id still finds the referring document.
+"""
 
 from __future__ import annotations
+
+import re
 
 from typing import Callable, Sequence
 
@@ -29,6 +39,29 @@ def to_hit(stored: StoredHit) -> SearchHit:
     )
 
 
+RRF_K = 60
+# Identifier-like tokens: letters and digits joined by - . / _, with a letter and a digit (SOP-QA-070, ISO-9001).
+_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])[A-Za-z0-9]+(?:[-./_][A-Za-z0-9]+)+(?![\w-])")
+
+
+def named_identifiers(query: str) -> list[str]:
+    """Identifier tokens of the query, as typed (document ids are matched exactly)."""
+    return list(dict.fromkeys(m.group().rstrip(".") for m in _IDENTIFIER.finditer(query)))
+
+
+def rrf_merge(rankings: Sequence[Sequence[StoredHit]], k: int, rrf_k: int = RRF_K) -> list[StoredHit]:
+    """Reciprocal rank fusion of parent rankings; a parent keeps its first-seen hit."""
+    scores: dict[str, float] = {}
+    first: dict[str, StoredHit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking):
+            parent = hit.payload["parent_id"]
+            scores[parent] = scores.get(parent, 0.0) + 1.0 / (rrf_k + rank + 1)
+            first.setdefault(parent, hit)
+    order = sorted(scores, key=lambda p: -scores[p])[:k]
+    return [first[p].model_copy(update={"score": scores[p]}) for p in order]
+
+
 def search_store(
     store: Store,
     embedder: Embedder,
@@ -37,12 +70,18 @@ def search_store(
     *,
     doc_ids: Sequence[str] | None = None,
     dense_only: bool = False,
+    route_identifiers: bool = True,
 ) -> list[SearchHit]:
     dense = embedder.embed_query(query).tolist()
     if dense_only:
-        stored = store.dense_search(dense, k, doc_ids=doc_ids)
-    else:
-        stored = store.hybrid_search(dense, SparseEncoder().encode_query(query), k, doc_ids=doc_ids)
+        return [to_hit(s) for s in store.dense_search(dense, k, doc_ids=doc_ids)]
+    sparse = SparseEncoder().encode_query(query)
+    stored = store.hybrid_search(dense, sparse, k, doc_ids=doc_ids)
+    named = [i for i in named_identifiers(query) if doc_ids is None or i in doc_ids] if route_identifiers else []
+    if named:
+        routed = store.hybrid_search(dense, sparse, k, doc_ids=named)
+        if routed:
+            stored = rrf_merge([stored, routed], k)
     return [to_hit(s) for s in stored]
 
 

@@ -42,3 +42,21 @@ def test_to_hit_maps_payload():
                "caption": "Table 1: x", "unit_kind": "table", "text": "row", "parent_text": "parent"}
     hit = to_hit(StoredHit(id="i", score=0.5, payload=payload))
     assert (hit.parent_id, hit.unit_id, hit.pages, hit.matched_text, hit.parent_text) == ("p", "p-s1", [3], "row", "parent")
+
+
+def test_named_identifiers():
+    from evidence_pipeline.retrieval import named_identifiers
+
+    assert named_identifiers("Under SOP-QA-007, how many units? See also ISO-9001 and SOP-QA-007.") == ["SOP-QA-007", "ISO-9001"]
+    assert named_identifiers("What is the maximum flow rate in mL/min at 2.4 bar?") == []
+
+
+def test_rrf_merge_lifts_parents_in_both_rankings():
+    from evidence_pipeline.retrieval import rrf_merge
+
+    def h(parent):
+        return StoredHit(id=parent, score=0.0, payload={"parent_id": parent})
+
+    merged = rrf_merge([[h("a"), h("b"), h("c")], [h("c")]], k=3)
+    assert [m.payload["parent_id"] for m in merged] == ["c", "a", "b"]
+    assert merged[0].score == 1 / 63 + 1 / 61
