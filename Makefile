@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install demo test dev corpus clean-data
+.PHONY: install scaleout demo test dev corpus screenshots clean-data
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -18,6 +18,10 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+# Kubernetes / Celery / Postgres integrations (deploy/); the tests validate against them when present.
+scaleout: install
+	$(PY) -m pip install --quiet -e '.[test,scaleout]'
+
 corpus: install
 	$(BIN)/evidence-pipeline generate data/corpus
 
@@ -27,6 +31,10 @@ demo: corpus
 
 test: install
 	$(BIN)/pytest -q
+
+# The UI end-to-end test, keeping its screenshots for the README (needs chromium).
+screenshots: install
+	EVIDENCE_UI_SCREENSHOTS=$(CURDIR)/docs $(BIN)/pytest -q evidence_pipeline_tests/test_ui.py
 
 dev: corpus
 	$(BIN)/dagster dev -w workspace.yaml

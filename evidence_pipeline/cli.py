@@ -119,6 +119,53 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_copy_store(args: argparse.Namespace) -> int:
+    import os
+
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store.copy import copy_store_settings
+
+    local = StoreSettings.from_env()
+    source = StoreSettings(path=args.from_path or local.path)
+    target = StoreSettings(
+        url=args.to_url, api_key=args.api_key or os.environ.get("QDRANT_API_KEY") or None, collection=args.collection
+    )
+    result = copy_store_settings(source, target)
+    print(f"copied {result.documents} documents, {result.points} points from {source.path} to {args.to_url} ({args.collection})")
+    return 0
+
+
+def cmd_parse_quality(args: argparse.Namespace) -> int:
+    from evidence_pipeline.evaluation.parser_quality import default_corpora_root, render_text, run_report
+
+    root = default_corpora_root()
+    chosen = args.docling_tests is not None or args.generated or args.corpora is not None
+    docling_tests = Path(args.docling_tests) if args.docling_tests else (None if chosen else root / "docling-tests")
+    corpora = [Path(c) for c in args.corpora] if args.corpora is not None else (
+        [] if chosen else [root / "sec-10q-dev", root / "clinical-protocols"]
+    )
+    missing = [str(p) for p in [*([docling_tests] if docling_tests else []), *corpora] if not p.is_dir()]
+    if missing:
+        print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    progress = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    report = run_report(docling_tests=docling_tests, generated=args.generated or not chosen, corpora=corpora, progress=progress)
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    print(json.dumps(report, ensure_ascii=False) if args.json else render_text(report))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from evidence_pipeline.benchmark import run_bench
+    from evidence_pipeline.benchmark.report import text_table
+
+    report = run_bench(Path(args.out) if args.out else None, quick=args.quick)
+    print(text_table(report))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="evidence-pipeline", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -155,6 +202,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("copy-store", help="copy the embedded store into a Qdrant server collection")
+    p.add_argument("--to-url", required=True, help="Qdrant server URL, e.g. http://qdrant:6333")
+    p.add_argument("--collection", default="evidence")
+    p.add_argument("--api-key", default=None, help="default: $QDRANT_API_KEY")
+    p.add_argument("--from-path", default=None, help="Edge store directory (default: $EVIDENCE_STORE_PATH)")
+    p.set_defaults(func=cmd_copy_store)
+
+    p = sub.add_parser("parse-quality", help="parser quality and speed on the shared corpora and generated SOPs")
+    p.add_argument("--docling-tests", default=None, help="folder with pdfs/ and groundtruth/ (Docling's test PDFs)")
+    p.add_argument("--generated", action="store_true", help="score the generated SOP corpus (exact truth)")
+    p.add_argument("--corpora", nargs="*", default=None, help="folders of PDFs for robustness, speed and memory")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--out", default=None, help="also write the JSON report to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=cmd_parse_quality)
+
+    p = sub.add_parser("bench", help="throughput and latency per stage, against baselines measured in the same run")
+    p.add_argument("--out", help="folder for bench.json and bench.md")
+    p.add_argument("--quick", action="store_true", help="small sizes, generated corpus only (CI smoke test)")
+    p.set_defaults(func=cmd_bench)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from urllib.parse import unquote
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -49,6 +51,34 @@ def find_document(root: Path, key: str) -> Path | None:
         if partition_key(doc_id_for(path)) == key:
             return path
     return None
+
+
+@dataclass
+class CorpusScan:
+    """The documents of a folder by partition key. Two files with one id (same name in two
+    subfolders, or ``a.pdf`` and ``a.docx``) cannot both be partitions: the first in scan
+    order wins and the others are listed in ``duplicates``."""
+
+    paths: dict[str, Path] = field(default_factory=dict)
+    duplicates: list[Path] = field(default_factory=list)
+
+
+def scan(root: Path) -> CorpusScan:
+    result = CorpusScan()
+    for path in iter_documents(root):
+        key = partition_key(doc_id_for(path))
+        if key in result.paths:
+            result.duplicates.append(path)
+        else:
+            result.paths[key] = path
+    return result
+
+
+def doc_id_from_key(key: str) -> str | None:
+    """The document id a key was made from; None for a shortened key (the hash is one-way)."""
+    if len(key) == MAX_KEY_LENGTH and re.search(r"~[0-9a-f]{10}$", key):
+        return None
+    return unquote(key)
 
 
 def expand_paths(paths: list[str | Path]) -> list[Path]:

@@ -119,6 +119,8 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        # One call for many texts is faster than several small ones: sentence-transformers
+        # sorts by length and fills whole batches (see pipeline.embed_documents).
         vectors = self.model.encode(
             list(texts),
             batch_size=self.settings.batch_size,

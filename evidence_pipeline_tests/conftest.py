@@ -2,6 +2,9 @@ from pathlib import Path
 
 import pytest
 
+# One batched Dagster ingest shared by the orchestration and check tests (session scope).
+from evidence_pipeline_tests.dagster_env import batched_env  # noqa: F401
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPORA = SHARED / "corpora"
 

@@ -20,7 +20,11 @@ from evidence_pipeline.store import open_store
 def env(sample_corpus: Path, tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
     corpus = root / "corpus"
-    shutil.copytree(sample_corpus, corpus)
+    corpus.mkdir()
+    # One run per document on this path: four documents keep it quick and still hold the
+    # near-identical ids (SOP-QA-070 / SOP-QA-007) the ranking test needs.
+    for doc in ("SOP-8812", "SOP-QA-070", "SOP-QA-007", "SOP-MFG-231"):
+        shutil.copy(sample_corpus / f"{doc}.pdf", corpus)
     (corpus / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer <<>>\n%%EOF garbage")
     store = StoreSettings(path=str(root / "store"))
     defs = build_definitions(
@@ -39,7 +43,7 @@ def _search(env, query, k=5):
 def test_definitions_load():
     assert dg.Definitions.validate_loadable(module_defs) is None
     job = module_defs.resolve_job_def("ingest_document")
-    assert {n.name for n in job.nodes} >= {"raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index", "qdrant_points"}
+    assert {n.name for n in job.nodes} >= {"raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index", "qdrant_points", "store_checks"}
 
 
 def test_corrupt_pdf_fails_alone_with_its_name(env):
@@ -47,7 +51,7 @@ def test_corrupt_pdf_fails_alone_with_its_name(env):
     [failure] = summary.failures
     assert failure.path.name == "corrupt.pdf"
     assert "corrupt.pdf" in failure.error
-    assert summary.succeeded == len(summary.outcomes) - 1 >= 5
+    assert summary.succeeded == len(summary.outcomes) - 1 == 4
     assert all(o.children > 0 for o in summary.outcomes if o.success)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -187,7 +187,3 @@ def summarize(
 def whitespace_spans(text: str) -> list[tuple[int, int]]:
     """A stand-in tokenizer: one token per run of non-space characters."""
     return [m.span() for m in re.finditer(r"\S+", text)]
-
-
-def hits_of(contexts: Iterable[Context], question: Question) -> list[bool]:
-    return [is_evidence_hit(c, question) for c in contexts]

@@ -60,7 +60,8 @@ def evaluate(
     log: Log = _stderr,
 ) -> dict[str, Any]:
     """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` and ``misses``."""
-    from evidence_pipeline.embedding import Embedder, TokenCounter
+    from evidence_pipeline.embedding import TokenCounter
+    from evidence_pipeline.evaluation.systems import QueryCachingEmbedder
 
     started = time.perf_counter()
     docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log)
@@ -68,7 +69,7 @@ def evaluate(
     questions = select_questions(questions, {d.parsed.doc_id for d in docs}, log)
     if not questions:
         raise ValueError("no question refers to an indexed document")
-    embedder = Embedder()
+    embedder = QueryCachingEmbedder()
     counter = TokenCounter(None)
     runs = run_systems(docs, questions, systems, embedder=embedder, counter=counter, wrap=wrap)
     report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
@@ -76,7 +77,7 @@ def evaluate(
         "docs": [d.parsed.doc_id for d in docs],
         "n_docs": len(docs),
         "n_questions": len(questions),
-        "model": embedder.model_id,
+        "model": embedder.model_path,
         "parser": docs[0].parsed.parser if docs else None,
         "chunks": {name: run.n_chunks for name, run in runs.items()},
         "seconds": {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)},

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+import numpy as np
+
 from evidence_pipeline.embedding import Embedder, TokenCounter
 from evidence_pipeline.evaluation.baselines import FlatChunk, fixed_windows
 from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
@@ -35,7 +37,7 @@ from evidence_pipeline.pipeline import (
 )
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.retrieval import search_store
-from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, Store, point_id
@@ -73,6 +75,19 @@ class SystemRun:
     name: str
     n_chunks: int = 0
     answers: list[Answer] = field(default_factory=list)
+
+
+class QueryCachingEmbedder(Embedder):
+    """Embeds each question once although four systems ask it (queries are the bulk of the work)."""
+
+    def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
+        super().__init__(settings)
+        self._queries: dict[str, np.ndarray] = {}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self._queries:
+            self._queries[text] = super().embed_query(text)
+        return self._queries[text]
 
 
 class Tokenizer:
@@ -206,7 +221,7 @@ def run_systems(
     wrap: Wrap = no_progress,
 ) -> dict[str, SystemRun]:
     """Index ``docs`` into every system, ask every question of each, score the contexts."""
-    embedder = embedder or Embedder()
+    embedder = embedder or QueryCachingEmbedder()
     counter = counter or TokenCounter(None)
     tokenizer = Tokenizer(counter)
     with tempfile.TemporaryDirectory(prefix="evidence-eval-") as tmp:

@@ -2,38 +2,68 @@
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
 
 from evidence_pipeline.orchestration.assets import ASSETS, documents
+from evidence_pipeline.orchestration.checks import CHECKS
+from evidence_pipeline.orchestration.io import DocumentIOManager
 from evidence_pipeline.orchestration.resources import CorpusResource, EmbedderResource, ParserResource, StoreResource
+from evidence_pipeline.orchestration.schedules import build_reingest_schedule
 from evidence_pipeline.orchestration.sensors import build_corpus_sensor
 
 ingest_job = dg.define_asset_job(
     "ingest_document",
     selection=dg.AssetSelection.assets(*ASSETS),
     partitions_def=documents,
-    description="Ingest one document: parse, build evidence units, embed, write to Qdrant.",
+    description="Ingest documents: parse, build evidence units, embed, write to Qdrant, check. One document or a batch per run.",
+)
+
+# The checks alone, over every indexed document (a partitioned run checks its own documents).
+check_job = dg.define_asset_job(
+    "check_documents",
+    selection=dg.AssetSelection.checks(*CHECKS),
+    description="Run the asset checks over every indexed document.",
 )
 
 
-def default_resources() -> dict[str, dg.ConfigurableResource]:
+def default_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIOManagerFactory]:
     """Resources configured from the environment (see the README's configuration table)."""
     return {
         "parser": ParserResource.from_env(),
         "embedder": EmbedderResource.from_env(),
         "store": StoreResource.from_env(),
         "corpus": CorpusResource.from_env(),
+        # Outputs of every stage, one file per document; EVIDENCE_IO_DIR may be an fsspec URL.
+        "io_manager": DocumentIOManager(base_dir=os.environ.get("EVIDENCE_IO_DIR") or None),
     }
 
 
-def build_definitions(resources: dict[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:
+def executor() -> dg.ExecutorDefinition:
+    """EVIDENCE_EXECUTOR: ``in_process`` (default), ``multiprocess`` or ``celery`` (scaleout extra)."""
+    name = os.environ.get("EVIDENCE_EXECUTOR", "in_process")
+    if name == "celery":
+        from dagster_celery import celery_executor
+
+        return celery_executor
+    if name == "multiprocess":
+        return dg.multiprocess_executor
+    if name != "in_process":
+        raise ValueError(f"EVIDENCE_EXECUTOR={name!r}: expected in_process, multiprocess or celery")
+    # One process per run: models load once and a 7-step run costs no process starts.
+    return dg.in_process_executor
+
+
+def build_definitions(resources: dict | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ASSETS,
-        jobs=[ingest_job],
+        asset_checks=CHECKS,
+        jobs=[ingest_job, check_job],
         sensors=[build_corpus_sensor(ingest_job)],
+        schedules=[build_reingest_schedule(ingest_job)],
         resources={**default_resources(), **(resources or {})},
-        # One process per run: models load once and a 7-step run costs no process starts.
-        executor=dg.in_process_executor,
+        executor=executor(),
     )
 
 

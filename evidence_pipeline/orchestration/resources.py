@@ -91,3 +91,10 @@ class CorpusResource(dg.ConfigurableResource):
     @classmethod
     def from_env(cls) -> "CorpusResource":
         return cls(root=str(corpus_dir()))
+
+
+def current_pipeline_version(parser: ParserResource, embedder: EmbedderResource) -> str:
+    """The ``pipeline_version`` a run would record now (cheap: no model is loaded)."""
+    from evidence_pipeline.pipeline import PipelineOptions
+
+    return PipelineOptions().version(parser.parser().name, embedder.embedder().model_id)

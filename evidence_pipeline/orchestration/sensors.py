@@ -1,44 +1,197 @@
-"""Sensor: register new documents of the corpus folder and ingest new and changed files."""
+"""Sensor: keep the partitions and the index in step with the corpus folder.
+
+Each tick scans the folder (recursively) and
+
+- registers a partition for every new document;
+- requests runs for documents whose CONTENT changed: size + mtime is only the cheap
+  pre-check that lets an untouched file skip hashing; a touched file with the same
+  SHA-256 requests nothing;
+- for a document whose file is gone, deletes its points from the store and then its
+  partition.
+
+The cursor remembers, per key, the file's size:mtime, SHA-256, doc id and path. When
+the cursor is empty (first tick, or reset from the UI) the sensor asks the instance
+instead: the ``content_hash`` in the latest ``raw_pdfs`` materialization of each
+partition is what was last ingested (or attempted), so a reset requests nothing for
+documents that have not changed. Documents that failed are not retried until their
+file changes; the re-ingestion schedule retries them.
+"""
 
 
+import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from evidence_pipeline.corpus import doc_id_for, iter_documents, partition_key
+from evidence_pipeline.corpus import doc_id_for, doc_id_from_key, scan
+from evidence_pipeline.errors import StoreError
 from evidence_pipeline.orchestration.assets import documents
-from evidence_pipeline.orchestration.resources import CorpusResource
+from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
+from evidence_pipeline.orchestration.history import latest_metadata
+from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
+from evidence_pipeline.records import sha256_file
+
+CURSOR_VERSION = 1
 
 
-def _fingerprint(path: Path) -> str:
+@dataclass
+class Seen:
+    """What the sensor knew about a file at its last tick."""
+
+    fingerprint: str  # size:mtime_ns, the cheap pre-check
+    content_hash: str
+    doc_id: str
+    path: str
+
+
+def fingerprint(path: Path) -> str:
     st = path.stat()
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def build_corpus_sensor(job) -> dg.SensorDefinition:
+def load_cursor(raw: str | None) -> tuple[dict[str, Seen], dict[str, str]]:
+    """(files by key, deletions still pending: key -> doc id); empty for no or an old cursor."""
+    data = json.loads(raw) if raw else {}
+    if data.get("v") != CURSOR_VERSION:
+        return {}, {}
+    return {k: Seen(*v) for k, v in data["files"].items()}, dict(data.get("deleting", {}))
+
+
+def dump_cursor(files: dict[str, Seen], deleting: dict[str, str]) -> str:
+    return json.dumps(
+        {
+            "v": CURSOR_VERSION,
+            "files": {k: [s.fingerprint, s.content_hash, s.doc_id, s.path] for k, s in sorted(files.items())},
+            "deleting": dict(sorted(deleting.items())),
+        },
+        ensure_ascii=False,
+    )
+
+
+def batched_run_requests(
+    order: list[str], wanted: dict[str, str], *, max_per_run: int = MAX_PARTITIONS_PER_RUN, prefix: str = ""
+) -> list[dg.RunRequest]:
+    """Run requests for the keys in ``wanted`` (key -> content hash), batched.
+
+    ``order`` is the order of the dynamic partitions in the instance; a multi-document
+    run covers a partition key RANGE, so only keys adjacent in that order share a run
+    (at most ``max_per_run``; models load once per run). The run key names the keys and
+    their hashes, so the daemon never launches the same work twice.
+    """
+    requests: list[dg.RunRequest] = []
+    stretch: list[str] = []
+
+    def flush() -> None:
+        for start in range(0, len(stretch), max_per_run):
+            chunk = stretch[start : start + max_per_run]
+            digest = hashlib.sha256("\n".join(f"{k}\t{wanted[k]}" for k in chunk).encode()).hexdigest()[:16]
+            if len(chunk) == 1:
+                requests.append(dg.RunRequest(partition_key=chunk[0], run_key=f"{prefix}{chunk[0]}:{digest}"))
+            else:
+                requests.append(
+                    dg.RunRequest(
+                        run_key=f"{prefix}{chunk[0]}..{chunk[-1]}:{digest}",
+                        tags={ASSET_PARTITION_RANGE_START_TAG: chunk[0], ASSET_PARTITION_RANGE_END_TAG: chunk[-1]},
+                    )
+                )
+        stretch.clear()
+
+    for key in order:
+        if key in wanted:
+            stretch.append(key)
+        else:
+            flush()
+    flush()
+    return requests
+
+
+def _under(path: str | None, root: Path) -> bool:
+    if not path:
+        return False
+    try:
+        Path(path).resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDefinition:
     @dg.sensor(
         job=job,
-        minimum_interval_seconds=30,
+        minimum_interval_seconds=minimum_interval_seconds,
         default_status=dg.DefaultSensorStatus.STOPPED,
-        description="Scans the corpus folder; registers new documents as partitions and ingests new and changed files.",
+        description=(
+            "Scans the corpus folder: registers new documents as partitions, ingests new and changed files "
+            "(by SHA-256 content hash), and removes deleted files' partitions and points."
+        ),
     )
-    def corpus_sensor(context: dg.SensorEvaluationContext, corpus: CorpusResource) -> dg.SensorResult:
-        seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
-        registered = set(context.instance.get_dynamic_partitions(documents.name))
-        new_keys, requests, current = [], [], {}
-        for path in iter_documents(Path(corpus.root)):
-            key = partition_key(doc_id_for(path))
-            fingerprint = _fingerprint(path)
-            current[key] = fingerprint
-            if key not in registered:
-                new_keys.append(key)
-            if seen.get(key) != fingerprint:
-                requests.append(dg.RunRequest(partition_key=key, run_key=f"{key}:{fingerprint}"))
+    def corpus_sensor(
+        context: dg.SensorEvaluationContext, corpus: CorpusResource, store: StoreResource
+    ) -> dg.SensorResult:
+        root = Path(corpus.root)
+        seen, deleting = load_cursor(context.cursor)
+        registered = list(context.instance.get_dynamic_partitions(documents.name))
+        registered_set = set(registered)
+        found = scan(root)
+        for path in found.duplicates:
+            context.log.warning(f"{path}: same document id as another file of the corpus; skipped")
+
+        now: dict[str, Seen] = {}
+        unsettled: list[str] = []  # hash differs from the cursor's, or the cursor does not know the key
+        for key, path in found.paths.items():
+            fp = fingerprint(path)
+            prev = seen.get(key)
+            if prev is not None and prev.fingerprint == fp and prev.path == str(path):
+                now[key] = prev
+                continue
+            now[key] = Seen(fp, sha256_file(str(path)), doc_id_for(path), str(path))
+            if prev is None or prev.content_hash != now[key].content_hash:
+                unsettled.append(key)
+        # The instance settles the rest: a document whose last ingest saw this hash needs no run.
+        last = latest_metadata(context.instance, "raw_pdfs", unsettled)
+        wanted = {k: now[k].content_hash for k in unsettled if last.get(k, {}).get("content_hash") != now[k].content_hash}
+
+        # Gone: known to the cursor, or (after a reset) registered from a file of this folder.
+        gone = {k: s.doc_id for k, s in seen.items() if k not in found.paths}
+        if not seen:
+            orphans = [k for k in registered if k not in found.paths and k not in deleting]
+            for key, meta in latest_metadata(context.instance, "raw_pdfs", orphans).items():
+                if _under(meta.get("path"), root) and not Path(meta["path"]).exists():
+                    gone[key] = meta.get("doc_id") or doc_id_from_key(key) or key
+        deleting = {**deleting, **gone}
+        deleting = {k: d for k, d in deleting.items() if k not in found.paths}  # a file that came back stays
+        deleted: list[str] = []
+        if deleting:
+            try:
+                with store.open() as s:
+                    for key, doc_id in deleting.items():
+                        n = s.delete_document(doc_id)
+                        context.log.info(f"{key}: file deleted; removed {n} points of document {doc_id!r}")
+                        deleted.append(key)
+            except StoreError as exc:
+                # Typically the embedded store is held by a running ingest; retry next tick.
+                context.log.warning(f"cannot delete points now, will retry: {exc}")
+        deleting = {k: d for k, d in deleting.items() if k not in deleted}
+
+        new_keys = [k for k in found.paths if k not in registered_set]
+        order = [k for k in registered if k not in deleted] + new_keys
+        requests = batched_run_requests(order, wanted)
+        partition_requests = []
+        if new_keys:
+            partition_requests.append(documents.build_add_request(new_keys))
+        if [k for k in deleted if k in registered_set]:
+            partition_requests.append(documents.build_delete_request([k for k in deleted if k in registered_set]))
+        context.log.info(
+            f"{len(found.paths)} documents: {len(new_keys)} new, {len(wanted)} to ingest, "
+            f"{len(deleted)} deleted, {len(deleting)} deletions pending"
+        )
         return dg.SensorResult(
             run_requests=requests,
-            dynamic_partitions_requests=[documents.build_add_request(new_keys)] if new_keys else [],
-            cursor=json.dumps(current),
+            dynamic_partitions_requests=partition_requests,
+            cursor=dump_cursor(now, deleting),
         )
 
     return corpus_sensor

@@ -57,6 +57,9 @@ def hybrid_chunk_texts(dl_doc: Any, model_dir: str, max_tokens: int | None = Non
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
 
     tokenizer = HuggingFaceTokenizer.from_pretrained(model_dir, max_tokens=max_tokens or default_max_tokens(model_dir))
+    # Only silences transformers' "longer than 512" warning when counting whole sections;
+    # the chunker's limit is ``max_tokens``.
+    tokenizer.tokenizer.model_max_length = 1 << 30
     chunker = HybridChunker(tokenizer=tokenizer)
     out: list[tuple[str, list[int]]] = []
     for chunk in chunker.chunk(dl_doc=dl_doc):

@@ -46,6 +46,7 @@ _LABELS = {
 # how near (points) a paragraph must sit to a table to be its caption or footnote
 _NEAR = 36.0
 _DIGITS = re.compile(r"\d+")
+_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S")
 
 
 @dataclass
@@ -130,8 +131,11 @@ def docling_to_parsed(
     content_hash: str,
     parser: str,
     title_hint: str | None = None,
+    number_levels: bool = False,
     warnings: list[str] | None = None,
 ) -> ParsedDoc:
+    """``number_levels``: take section levels from heading numbers ("3.1" -> 2) where they have one
+    (for PDFs, whose levels Docling can only guess from style)."""
     entries: list[_Entry] = []
     by_ref: dict[str, _Entry] = {}
     for n, (item, _) in enumerate(
@@ -219,6 +223,11 @@ def docling_to_parsed(
                 e.label, e.level = "title", None
                 break
     _normalise_levels(entries)
+    if number_levels:
+        for e in entries:
+            m = _SECTION_NUMBER.match(e.text) if e.label == "section_header" else None
+            if m:
+                e.level = m.group(1).count(".") + 1
 
     blocks: list[TextBlock] = []
     out_tables: list[Table] = []
@@ -304,26 +313,46 @@ def _repeated_furniture(entries: list[_Entry], doc: DoclingDocument) -> None:
     if len(doc.pages) < 3:
         return
     seen: dict[tuple[str, str], set[int]] = {}
+    extremes: dict[int, tuple[int, int]] = {}
+    by_page: dict[int, list[_Entry]] = {}
+    for e in entries:
+        if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
+            by_page.setdefault(e.page, []).append(e)
+    for page, items in by_page.items():
+        extremes[page] = (id(min(items, key=lambda x: x.bbox.t)), id(max(items, key=lambda x: x.bbox.b)))
     for e in entries:
         if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
             continue
         h = _page_height(doc, e.page)
         if not h or len(e.text) > 120:
             continue
-        where = "top" if e.bbox.b < 0.12 * h else "bottom" if e.bbox.t > 0.88 * h else None
+        where = _edge(e, extremes, h)
         if where:
             seen.setdefault((where, _DIGITS.sub("#", e.text.lower())), set()).add(e.page)
     need = max(3, len(doc.pages) // 3)
     for e in entries:
         if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
             continue
-        h = _page_height(doc, e.page)
         for where in ("top", "bottom"):
             pages = seen.get((where, _DIGITS.sub("#", e.text.lower())), set())
             if len(pages) >= need and e.page in pages:
                 e.label = "page_header" if where == "top" else "page_footer"
                 e.level = None
     _place_furniture(entries, doc)
+
+
+def _edge(e: _Entry, extremes: dict[int, tuple[int, int]], page_height: float) -> str | None:
+    """"top"/"bottom" when the item sits in the page margin or is the page's first/last item."""
+    if e.bbox.b < 0.12 * page_height:
+        return "top"
+    if e.bbox.t > 0.88 * page_height:
+        return "bottom"
+    first, last = extremes.get(e.page, (0, 0))
+    if id(e) == last:
+        return "bottom"
+    if id(e) == first:
+        return "top"
+    return None
 
 
 def _normalise_levels(entries: list[_Entry]) -> None:
@@ -334,10 +363,11 @@ def _normalise_levels(entries: list[_Entry]) -> None:
             if e.label == "section_header":
                 e.level = 1
         return
-    shift = min(levels) - 1
+    # Docling's style-based levels can skip numbers (1, 3, 6); ranks keep the order without gaps.
+    rank = {lvl: i + 1 for i, lvl in enumerate(sorted(set(levels)))}
     for e in entries:
         if e.label == "section_header":
-            e.level = max(1, (e.level or 1) - shift)
+            e.level = rank.get(e.level or min(levels), 1)
 
 
 def _largest_heading(blocks: list[TextBlock]) -> str | None:

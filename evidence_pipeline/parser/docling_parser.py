@@ -64,6 +64,7 @@ class DoclingParser:
                 RuleLayoutOptions,
                 RulePdfPipeline,
                 RuleTableStructureOptions,
+                backend_options,
             )
 
             options = PdfPipelineOptions(
@@ -75,7 +76,7 @@ class DoclingParser:
                 generate_parsed_pages=True,
                 document_timeout=DOCUMENT_TIMEOUT_S,
             )
-            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options)
+            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options())
         return DocumentConverter(
             allowed_formats=[InputFormat.PDF, InputFormat.DOCX, InputFormat.HTML, InputFormat.MD],
             format_options={InputFormat.PDF: pdf},
@@ -89,15 +90,18 @@ class DoclingParser:
             return self._converter
 
     # ------------------------------------------------------------------ parse
-    def parse(self, path: Path, doc_id: str | None = None) -> ParsedDoc:
+    def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
+        """``pages``: only this 1-based, inclusive page range of a PDF (page numbers stay those
+        of the file; ``n_pages`` counts the pages converted)."""
         path = Path(path)
         kind = self._check(path)
         warnings: list[str] = []
         if kind == "pdf":
             warnings += _check_pdf(path)
         try:
+            extra = {"page_range": pages} if pages is not None and kind == "pdf" else {}
             result = self.converter.convert(
-                path, raises_on_error=False, max_num_pages=MAX_PAGES, max_file_size=MAX_BYTES
+                path, raises_on_error=False, max_num_pages=MAX_PAGES, max_file_size=MAX_BYTES, **extra
             )
         except ParseError:
             raise
@@ -123,6 +127,7 @@ class DoclingParser:
                 content_hash=sha256_file(str(path)),
                 parser=self.name,
                 title_hint=title_hint,
+                number_levels=kind == "pdf",
                 warnings=warnings,
             )
         except Exception as exc:

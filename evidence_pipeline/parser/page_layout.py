@@ -9,9 +9,10 @@ grouped into paragraphs. Docling's reading-order model orders the regions.
 
 from __future__ import annotations
 
+import math
 import re
-import statistics
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
 
@@ -23,7 +24,7 @@ OTHER_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|exhibit|listing|examp
 # Captions that never name a table.
 FIGURE_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|scheme|그림)" + _CAPTION_TAIL)
 FOOTNOTE_MARKER_RE = re.compile(
-    r"^\s*(\*+|[†‡§¶#]+|\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}\)|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|notes?\b|source[s]?:|abbreviations?:|※|\[\d{1,2}\])",
+    r"^\s*(\*+|[†‡§¶#]+|\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}\)|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|notes?\s*\d{0,2}\s*[:.]\s|source[s]?:|abbreviations?:|※|\[\d{1,2}\])",
     re.IGNORECASE,
 )
 # Symbol markers that open a new note even inside a run of note lines.
@@ -56,14 +57,14 @@ class Row:
 
     spans: list[Span]
 
-    @property
-    def box(self) -> Box:
+    @cached_property
+    def box(self) -> Box:  # read only once the row is complete (see group_rows)
         b = self.spans[0].box
         for s in self.spans[1:]:
             b = b.union(s.box)
         return b
 
-    @property
+    @cached_property
     def size(self) -> float:
         return max(s.size for s in self.spans)
 
@@ -71,14 +72,18 @@ class Row:
 def group_rows(spans: list[Span]) -> list[Row]:
     """Group spans into visual lines (shared vertical centre), top to bottom, left to right."""
     rows: list[Row] = []
+    last = Box(0, 0, 0, 0)  # the box of rows[-1], kept as it grows
     for s in sorted(spans, key=lambda s: (s.box.cy, s.box.l)):
         if rows:
-            last = rows[-1].box
-            tol = 0.45 * min(s.box.height, last.height) + 0.5
+            # a dash's glyph box is a sliver: it must not set the tolerance for its line
+            h = max(min(s.box.height, last.height), 0.5 * max(s.box.height, last.height))
+            tol = 0.45 * h + 0.5
             if abs(s.box.cy - last.cy) <= tol:
                 rows[-1].spans.append(s)
+                last = last.union(s.box)
                 continue
         rows.append(Row([s]))
+        last = s.box
     for r in rows:
         r.spans.sort(key=lambda s: s.box.l)
     return rows
@@ -97,6 +102,7 @@ class PageAnalyser:
         self.height = height
         self.body = body_size or 10.0
         self.page_no = page_no
+        self.grids: dict[tuple[float, float, float, float], object] = {}  # table box -> its Grid, for reuse
 
     # ------------------------------------------------------------------ tables
     def _tabular(self, row: Row) -> bool:
@@ -199,28 +205,53 @@ class PageAnalyser:
                 out.append(b.union(f) if f.height < 3 * b.height else b)
         return out
 
-    def _grow(self, box: Box, rows: list[Row], rules: Rules) -> Box:
-        """Take in the column-header lines above a table and tabular lines right below it."""
-        inside = [r for r in rows if box.contains_center(r.box, 1.0)]
-        data_left = min(
-            (r.spans[1].box.l for r in inside if self._tabular(r)), default=box.l + 0.3 * box.width
+    def _label_row(self, row: Row, data_left: float) -> bool:
+        """A row label alone on its line ("Current assets:", a wrapped label's first line):
+        text in the stub area only, not a numbered heading or larger type."""
+        first = row.spans[0].text
+        return (
+            len(row.spans) <= 2
+            and row.box.r <= data_left - 2
+            and not HEADING_NUMBER_RE.match(first)
+            and not TABLE_CAPTION_RE.match(first)
+            and not OTHER_CAPTION_RE.match(first)
+            and row.size <= 1.15 * self.body
         )
-        for _ in range(5):
-            above = [r for r in rows if r.box.b <= box.t + 1 and not box.contains_center(r.box, 1.0)]
+
+    def _data_left(self, box: Box, rows: list[Row]) -> float:
+        """Left edge of the value columns: the leftmost second phrase of the tabular rows inside."""
+        inside = [r for r in rows if box.contains_center(r.box, 1.0)]
+        return min((r.spans[1].box.l for r in inside if self._tabular(r)), default=box.l + 0.3 * box.width)
+
+    def _grow(self, box: Box, rows: list[Row], rules: Rules) -> Box:
+        """Take in the column-header lines above a table and tabular lines right below it.
+
+        Row labels alone on their line ("Current assets:") are passed over on the way up and
+        kept only when a column-header line sits above them.
+        """
+        data_left = self._data_left(box, rows)
+        pending: Box | None = None  # label rows passed over, not yet taken
+        for _ in range(8):
+            top = pending.t if pending is not None else box.t
+            above = [r for r in rows if r.box.b <= top + 1 and not box.contains_center(r.box, 1.0)]
             if not above:
                 break
             row = max(above, key=lambda r: r.box.b)
-            if box.t - row.box.b > max(2.5 * row.size, 16):
+            if top - row.box.b > max(2.5 * row.size, 16):
                 break
             first = row.spans[0].text
             if TABLE_CAPTION_RE.match(first) or OTHER_CAPTION_RE.match(first):
                 break
             over_data = all(s.box.l >= data_left - 3 for s in row.spans)
-            if not (over_data or self._tabular(row)) or row.box.r > box.r + 0.1 * box.width:
-                break
-            if row.box.l < box.l - 0.1 * box.width:
-                break
-            box = box.union(row.box)
+            fits = row.box.r <= box.r + 0.1 * box.width and row.box.l >= box.l - 0.1 * box.width
+            if (over_data or self._tabular(row)) and fits:
+                box = box.union(row.box) if pending is None else box.union(pending).union(row.box)
+                pending = None
+                continue
+            if self._label_row(row, data_left) and fits:
+                pending = row.box if pending is None else pending.union(row.box)
+                continue
+            break
         for _ in range(8):
             below = [r for r in rows if r.box.t >= box.b - 1 and not box.contains_center(r.box, 1.0)]
             if not below:
@@ -238,9 +269,18 @@ class PageAnalyser:
         if len(spans) < 12:
             return None
         lo, hi = int(0.3 * self.width), int(0.7 * self.width)
+        # crossings[x - lo]: lines running across x (l < x < r), by a difference array
+        diff = [0] * (hi - lo + 1)
+        for s in spans:
+            first = max(lo, math.floor(s.box.l) + 1)
+            last = min(hi - 1, math.ceil(s.box.r) - 1)
+            if first <= last:
+                diff[first - lo] += 1
+                diff[last - lo + 1] -= 1
         best, best_x, run, best_run = None, None, 0, 0
+        crossing = 0
         for x in range(lo, hi):
-            crossing = sum(1 for s in spans if s.box.l < x < s.box.r)
+            crossing += diff[x - lo]
             if best is None or crossing < best:
                 best, best_x, run, best_run = crossing, x, 1, 1
             elif crossing == best:
@@ -253,11 +293,14 @@ class PageAnalyser:
             return None
         left = [s for s in spans if s.box.r <= best_x]
         right = [s for s in spans if s.box.l >= best_x]
+        # Two pages printed side by side on a landscape sheet: a wide empty band splits them
+        # even where their lines are short (forms, checklists), which the prose test would miss.
+        spread = self.width > 1.2 * self.height and best == 0 and best_run >= 0.1 * self.width
         for side, width in ((left, best_x), (right, self.width - best_x)):
             if len(side) < 0.25 * len(spans):
                 return None
             prose = sum(1 for s in side if s.box.width >= 0.45 * width)
-            if prose < 0.3 * len(side):
+            if prose < 0.3 * len(side) and not spread:
                 return None
         return float(best_x)
 
@@ -265,7 +308,7 @@ class PageAnalyser:
         grids = self._rule_grids(rules, spans)
         free_spans = [s for s in spans if not any(g.contains_center(s.box, 1.0) for g in grids)]
         free = group_rows(free_spans)
-        soft = self._shaded_tables(rules, free)
+        soft = [self._grow(b, free, rules) for b in self._shaded_tables(rules, free)]
         gutter = self.gutter(free_spans)
         if gutter is None:
             soft += [self._grow(b, free, rules) for b in self._aligned_runs(free)]
@@ -289,7 +332,49 @@ class PageAnalyser:
                         break
                 if merged:
                     break
+        tables = self._stitch(tables, free)
         return [t for t in tables if self._plausible(t, spans, rules, words)]
+
+    def _stitch(self, tables: list[Box], rows: list[Row]) -> list[Box]:
+        """Join pieces of one statement that the run rules split: a table right under another
+        whose value columns end at the same x, with only row labels ("Current liabilities:",
+        a wrapped label's first line) between them; and a block of column headers right above
+        a table's value columns."""
+        tables = sorted(tables, key=lambda b: b.t)
+        i = 0
+        while i + 1 < len(tables):
+            a, b = tables[i], tables[i + 1]
+            if a.h_overlap(b) >= 0.6 * min(a.width, b.width) and self._one_statement(a, b, rows):
+                tables[i] = a.union(b)
+                del tables[i + 1]
+                continue
+            i += 1
+        return tables
+
+    def _one_statement(self, a: Box, b: Box, rows: list[Row]) -> bool:
+        if b.t < a.b - 1:
+            return False
+        data_left = self._data_left(b, rows)
+        between = sorted(
+            (r for r in rows if a.b - 1 <= r.box.cy <= b.t + 1 and r.box.h_overlap(a.union(b)) > 0
+             and not a.contains_center(r.box, 1.0) and not b.contains_center(r.box, 1.0)),
+            key=lambda r: r.box.t,
+        )
+        size = max((r.size for r in rows if b.contains_center(r.box, 1.0)), default=self.body)
+        limit = max(3.2 * size, 24)
+        edge = a.b
+        for r in between:
+            if r.box.t - edge > limit or not self._label_row(r, data_left):
+                return False
+            edge = max(edge, r.box.b)
+        if b.t - edge > limit:
+            return False
+        inside_a = [r for r in rows if a.contains_center(r.box, 1.0)]
+        if not between and inside_a and all(s.box.l >= data_left - 5 for r in inside_a for s in r.spans):
+            return a.r <= b.r + 0.1 * b.width  # column headers over the value columns
+        ends_a = [s.box.r for r in inside_a for s in r.spans[1:] if is_numeric(s.text)]
+        ends_b = [s.box.r for r in rows if b.contains_center(r.box, 1.0) for s in r.spans[1:] if is_numeric(s.text)]
+        return len(ends_a) >= 2 and len(ends_b) >= 2 and abs(max(ends_a) - max(ends_b)) <= 3
 
     def _plausible(self, box: Box, spans: list[Span], rules: Rules, words: list[Span] | None) -> bool:
         """Keep a candidate only if its text forms a grid and no figure caption claims it."""
@@ -304,6 +389,7 @@ class PageAnalyser:
 
         inner = [w for w in words if box.contains_center(w.box, 1.0)]
         grid = build_grid(inner, rules.inside(box), box)
+        self.grids[(box.l, box.t, box.r, box.b)] = grid
         if grid.n_rows < 2 or grid.n_cols < 2:
             return False
         slots = sum(c.row_span * c.col_span for c in grid.cells)
@@ -330,10 +416,18 @@ class PageAnalyser:
                         continue
                     if last.box.h_overlap(s.box) <= 0 and abs(last.box.l - s.box.l) > 2 * s.size:
                         continue
-                    if abs(last.size - s.size) > 0.18 * max(last.size, s.size) or last.bold != s.bold:
+                    caption = bool(TABLE_CAPTION_RE.match(blk[0].text) or OTHER_CAPTION_RE.match(blk[0].text))
+                    if abs(last.size - s.size) > 0.18 * max(last.size, s.size):
+                        continue
+                    if last.bold != s.bold and not caption:  # a caption's label is often bold, its text not
                         continue
                     if self._headingish(blk) and len(blk) >= 2:
                         continue
+                    if last.box.r < s.box.r - max(0.25 * s.box.width, 3 * s.size):
+                        continue  # the line above stops short: its paragraph (or heading) ended there
+                    left = min(x.box.l for x in blk)
+                    if len({round(x.box.cy) for x in blk}) >= 2 and s.box.l < left - s.size:
+                        continue  # outdented past every line of the block: a new paragraph
                     target = blk
                     break
             if target is None:
@@ -374,9 +468,9 @@ class PageAnalyser:
         }
         for s in spans:
             deep = id(s) in numbered and s.size <= 1.1 * self.body
-            if s.box.b < (0.125 if deep else HEADER_BAND) * self.height:
+            if s.box.b < HEADER_BAND * self.height or deep and s.box.t < 0.125 * self.height:
                 regions.append(Region("page_header", s.box, [s]))
-            elif s.box.t > (1 - (0.1 if deep else HEADER_BAND)) * self.height:
+            elif s.box.t > (1 - HEADER_BAND) * self.height or deep and s.box.b > 0.9 * self.height:
                 regions.append(Region("page_footer", s.box, [s]))
             else:
                 body.append(s)
@@ -440,6 +534,3 @@ def body_text_size(spans: list[Span]) -> float:
         return 10.0
     return max(weights, key=lambda k: weights[k])
 
-
-def median(values: list[float], default: float = 0.0) -> float:
-    return statistics.median(values) if values else default

@@ -45,11 +45,13 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
     out: list[Span] = []
     for row in group_rows(words):
         cur: Span | None = None
+        band = row.box
+        verticals = [v for v in rules.vertical if v[1] <= band.b and v[2] >= band.t]
         for w in row.spans:
             if cur is not None:
                 gap = w.box.l - cur.box.r
                 ruled = any(
-                    cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in rules.vertical
+                    cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals
                 )
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
                     cur = Span(
@@ -65,6 +67,29 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
             cur = Span(w.index, w.text, w.box, w.font, w.bold, w.size)
         if cur is not None:
             out.append(cur)
+    return _attach_currency_signs(out, rules)
+
+
+def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
+    """"$" printed apart from its amount (EDGAR statements) joins the amount on its right.
+
+    Left alone, a sign that appears on a few rows only is too sparse to form a column of its
+    own and lands in whatever column its x falls in, next to another column's amount.
+    """
+    out: list[Span] = []
+    for s in phrases:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.text.strip() in _LEADING_SYMBOL
+            and is_numeric(s.text)
+            and abs(prev.box.cy - s.box.cy) <= 0.5 * max(prev.size, s.size, 1.0)
+            and 0 <= s.box.l - prev.box.r <= 12 * max(s.size, 1.0)
+            and not any(prev.box.r - 1 <= x <= s.box.l + 1 and y0 <= s.box.cy <= y1 for x, y0, y1 in rules.vertical)
+        ):
+            out[-1] = Span(prev.index, prev.text.strip() + s.text, prev.box.union(s.box), s.font, s.bold, max(prev.size, s.size))
+            continue
+        out.append(s)
     return out
 
 
@@ -137,9 +162,13 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             c0, c1 = min(keep), max(keep)
         return c0, c1
 
+    value_left = min((e[0] for e in ext[1:] if e is not None), default=box.r)
     h_rules = [(y, x0, x1) for y, x0, x1 in rules.horizontal if x1 - x0 >= 0.15 * box.width]
-    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2], 2.0)
-    fully_ruled = bool(edges) and len(ruled_ys) >= max(1, 0.5 * (len(lines) - 1)) and bool(rules.vertical)
+    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2] + _rule_breaks(rules, edges, box), 2.0)
+    # Rulings every row or so make a grid. Lines with an empty stub column are wrapped text
+    # of the row above, so only lines that start in the stub column count as possible rows.
+    stub_lines = [ln for ln in lines if _col_of(ln[0].box.l + 1, edges) == 0]
+    fully_ruled = bool(edges) and len(ruled_ys) >= max(1, 0.5 * (len(stub_lines or lines) - 1)) and bool(rules.vertical)
 
     # Rows: bands between rulings in ruled grids, otherwise text lines with wraps folded in.
     rows: list[list[Span]] = []
@@ -154,17 +183,34 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
         stub_rows = bool(edges) and any((y1 - y0) >= 0.4 * box.height for _, y0, y1 in rules.vertical)
         prev: list[Span] | None = None
         for ln in lines:
-            if prev is not None and _continues(prev, ln, edges, h_rules, stub_rows):
+            if prev is not None and (_continues(prev, ln, edges, h_rules, stub_rows) or _label_wraps(prev, ln, edges, h_rules, value_left)):
                 prev.extend(ln)
                 continue
             rows.append(list(ln))
             prev = rows[-1]
 
+    # A label alone on its line that ends left of every value ("ASSETS:", centred in the gap
+    # before the first value column) names a group of rows: it belongs to the stub column.
+    alone = {id(ln[0]) for ln in lines if len(ln) == 1 and ln[0].box.r < value_left - 2}
+
     slots: dict[tuple[int, int], GridCell] = {}
     for r, row in enumerate(rows):
         for s in sorted(row, key=lambda s: (round(s.box.cy), s.box.l)):
+            if id(s) in alone:
+                c0 = c1 = 0
+                cell = slots.get((r, 0))
+                if cell is None:
+                    slots[(r, 0)] = GridCell(r, 0, s.text, s.box, bold=s.bold)
+                else:
+                    cell.text = f"{cell.text} {s.text}"
+                    cell.box = cell.box.union(s.box)
+                    cell.bold = cell.bold and s.bold
+                continue
             stretch = None
-            under = [h for h in h_rules + rules.horizontal if 0 <= h[0] - s.box.b <= 0.9 * s.size]
+            # only a group header over value columns spans them: an amount or a row label
+            # above a subtotal rule does not
+            grouping = not is_numeric(s.text) and _col_of(s.box.l + 1, edges) > 0
+            under = [h for h in h_rules + rules.horizontal if 0 <= h[0] - s.box.b <= 0.9 * s.size] if grouping else []
             for y, x0, x1 in under:  # a rule under a group header shows the columns it spans
                 if x0 <= s.box.l + 2 and x1 >= s.box.r - 2 and x1 - x0 < 0.9 * box.width:
                     stretch = Box(x0, s.box.t, x1, s.box.b)
@@ -191,6 +237,22 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     return grid
 
 
+def _rule_breaks(rules: Rules, edges: list[float], box: Box) -> list[float]:
+    """Heights where every column ruling stops and starts again: a row boundary drawn without
+    a horizontal rule (e.g. under a shaded header row whose cells were drawn one by one)."""
+    if not edges:
+        return []
+    ends: dict[int, set[int]] = {}
+    for x, y0, y1 in rules.vertical:
+        col = next((i for i, e in enumerate(edges) if abs(x - e) <= 3), None)
+        if col is None:
+            continue
+        for y in (y0, y1):
+            if box.t + 2 < y < box.b - 2:
+                ends.setdefault(round(y), set()).add(col)
+    return [float(y) for y, cols in ends.items() if len(cols) == len(edges)]
+
+
 def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, stub_rows: bool = False) -> bool:
     """A wrapped line: stub column empty, not numbers, each phrase under exactly one phrase above."""
     if _col_of(line[0].box.l + 1, edges) == 0 and edges:
@@ -214,6 +276,28 @@ def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, 
     return True
 
 
+def _label_wraps(prev: list[Span], line: list[Span], edges: list[float], h_rules, value_left: float) -> bool:
+    """A row label too long for its line: the row above holds only a label, not a group label
+    ("Current assets:"), and this line goes on in lower case or with a number ("and 16,426,786
+    shares issued"), right under it; or this line holds only the values (a dash drawn a little
+    off the label's baseline)."""
+    if not edges or any(p.box.r >= value_left - 2 for p in prev):
+        return False
+    label = " ".join(p.text for p in sorted(prev, key=lambda p: (p.box.t, p.box.l))).rstrip()
+    if label.endswith(":"):
+        return False
+    top = min(s.box.t for s in line)
+    bottom = max(p.box.b for p in prev)
+    size = max(s.size for s in [*line, *prev])
+    if any(bottom - 1 <= y <= top + 1 for y, _, _ in h_rules):
+        return False
+    if line[0].box.r < value_left - 2:
+        head = line[0].text.lstrip()
+        return top - bottom <= 0.6 * size and bool(head) and (head[0].islower() or head[0].isdigit() or head[0] == "(")
+    values = all(is_numeric(s.text) or re.fullmatch(r"[-\u2013\u2014]+", s.text.strip()) for s in line)
+    return values and top - bottom <= 0.3 * size
+
+
 def _ruled_spans(grid: Grid, rows: list[list[Span]], edges: list[float], rules: Rules, box: Box) -> None:
     """In a ruled grid, a slot with no ruling between it and an empty neighbour is one cell."""
     row_tops = [min(s.box.t for s in row) for row in rows]
@@ -233,6 +317,14 @@ def _ruled_spans(grid: Grid, rows: list[list[Span]], edges: list[float], rules: 
         return any(abs(vx - x) <= 3 and y0 - 2 <= ymid <= y1 + 2 for vx, y0, y1 in rules.vertical)
 
     for cell in grid.cells:
+        while (  # a label centred over two slots may sit in the right one
+            cell.col > 0
+            and (cell.row, cell.col - 1) not in taken
+            and not v_rule_between(cell.row, cell.col - 1)
+        ):
+            taken.add((cell.row, cell.col - 1))
+            cell.col -= 1
+            cell.col_span += 1
         while (
             cell.row + cell.row_span < grid.n_rows
             and (cell.row + cell.row_span, cell.col) not in taken

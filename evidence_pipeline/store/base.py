@@ -9,9 +9,9 @@ Qdrant supplies IDF from the collection). Payload keys are listed in
 from __future__ import annotations
 
 import uuid
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
 
@@ -78,6 +78,18 @@ class ReplaceResult(BaseModel):
     deleted: int
 
 
+class VectorStats(BaseModel):
+    """How many of a document's points carry each vector and each parent field."""
+
+    model_config = ConfigDict(frozen=True)
+
+    points: int
+    dense: int = Field(description="points with a dense vector")
+    sparse: int = Field(description="points with a non-empty BM25 vector")
+    parent_id: int = Field(description="points with a non-empty parent_id")
+    parent_text: int = Field(description="points with a non-empty parent_text")
+
+
 class Store(Protocol):
     """What the pipeline and search need from a vector store."""
 
@@ -94,6 +106,11 @@ class Store(Protocol):
         """doc_id -> content_hash of what is stored (one scroll over payloads)."""
 
     def point_ids(self, doc_id: str) -> set[str]: ...
+
+    def vector_stats(self, doc_id: str) -> VectorStats: ...
+
+    def iter_points(self, doc_id: str) -> Iterator[Point]:
+        """The document's points with vectors and payloads, page by page."""
 
     def hybrid_search(
         self,

@@ -21,6 +21,7 @@ from evidence_pipeline.store.base import (
     ReplaceResult,
     SparseVector,
     StoredHit,
+    VectorStats,
 )
 
 _UPSERT_BATCH = 256
@@ -160,7 +161,9 @@ class ServerStore:
         flt = _doc_filter([doc_id]) if doc_id is not None else None
         return self.client.count(self.collection, count_filter=flt, exact=True).count
 
-    def _scroll(self, flt: models.Filter | None, with_payload: Any) -> Iterator[models.Record]:
+    def _scroll(
+        self, flt: models.Filter | None, with_payload: Any, with_vectors: bool = False
+    ) -> Iterator[models.Record]:
         if not self._exists():
             return
         offset = None
@@ -171,7 +174,7 @@ class ServerStore:
                 limit=_SCROLL_PAGE,
                 offset=offset,
                 with_payload=with_payload,
-                with_vectors=False,
+                with_vectors=with_vectors,
             )
             yield from records
             if offset is None:
@@ -179,6 +182,31 @@ class ServerStore:
 
     def point_ids(self, doc_id: str) -> set[str]:
         return {str(r.id) for r in self._scroll(_doc_filter([doc_id]), False)}
+
+    def vector_stats(self, doc_id: str) -> VectorStats:
+        counts = dict.fromkeys(VectorStats.model_fields, 0)
+        for r in self._scroll(_doc_filter([doc_id]), ["parent_id", "parent_text"], with_vectors=True):
+            vectors = r.vector if isinstance(r.vector, dict) else {}
+            payload = r.payload or {}
+            counts["points"] += 1
+            counts["dense"] += bool(vectors.get(DENSE_VECTOR))
+            counts["sparse"] += bool(getattr(vectors.get(SPARSE_VECTOR), "indices", None))
+            counts["parent_id"] += bool(payload.get("parent_id"))
+            counts["parent_text"] += bool(payload.get("parent_text"))
+        return VectorStats(**counts)
+
+    def iter_points(self, doc_id: str) -> Iterator[Point]:
+        for r in self._scroll(_doc_filter([doc_id]), True, with_vectors=True):
+            vectors = r.vector if isinstance(r.vector, dict) else {}
+            sparse = vectors.get(SPARSE_VECTOR)
+            yield Point(
+                id=str(r.id),
+                dense=list(vectors.get(DENSE_VECTOR) or []),
+                sparse=SparseVector(
+                    indices=list(getattr(sparse, "indices", [])), values=list(getattr(sparse, "values", []))
+                ),
+                payload=dict(r.payload or {}),
+            )
 
     def document_hashes(self) -> dict[str, str]:
         hashes: dict[str, str] = {}

@@ -1,0 +1,141 @@
+"""Runs every stage in order and assembles the report. Models load once, in this process
+(the ingest probes are separate processes on purpose: peak RSS of an ingest alone)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from evidence_pipeline.benchmark import stages
+from evidence_pipeline.benchmark.report import build_report, write_outputs
+from evidence_pipeline.benchmark.synthetic import TextSampler
+from evidence_pipeline.benchmark.timing import load_1min, timed
+
+SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "clinical-protocols"
+
+
+class Plan:
+    """Sizes of one run. --quick: a CI smoke test in well under a minute."""
+
+    def __init__(self, quick: bool):
+        self.quick = quick
+        self.embed_children = 96 if quick else None  # None: every child of the generated corpus
+        self.embed_rounds = 2
+        # (children, queries) per backend; qdrant-client local mode is brute force in Python
+        # (about 950 points/s upsert, seconds per grouped query at 100k), so it stops at 10k.
+        self.edge = [(2_000, 20)] if quick else [(10_000, 100), (100_000, 100)]
+        self.local = [(2_000, 5)] if quick else [(10_000, 20)]
+        self.local_skipped = [] if quick else [100_000]
+        self.probe_docs = 2 if quick else None  # None: the whole generated corpus
+        self.shared_parse_budget_s = 240.0
+        self.runner_probe = not quick
+
+
+def _probe(mode: str, store_dir: Path, files: list[Path]) -> dict:
+    cmd = [sys.executable, "-m", "evidence_pipeline.benchmark.ingest_probe", mode, str(store_dir), *map(str, files)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"ingest probe ({mode}) failed: {proc.stderr.strip()[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def _first_children(units_per_doc, counter, limit: int | None):
+    """Documents' units in order until ``limit`` children (whole documents; at least one)."""
+    if limit is None:
+        return units_per_doc
+    from evidence_pipeline import pipeline
+
+    kept, n = [], 0
+    for units in units_per_doc:
+        if kept and n >= limit:
+            break
+        kept.append(units)
+        n += len(pipeline.children_of(units, counter))
+    return kept
+
+
+def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[str], None] | None = None) -> dict:
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    plan = Plan(quick)
+    started = time.perf_counter()
+    raw: dict = {
+        "meta": {
+            "quick": quick,
+            "cpu_count": os.cpu_count(),
+            "load_start": load_1min(),
+            "python": platform.python_version(),
+            "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+    }
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.samples import corpus_questions, generate_corpus
+
+    with tempfile.TemporaryDirectory(prefix="evidence-bench-") as tmp:
+        work = Path(tmp)
+        corpus = sorted(generate_corpus(work / "corpus"), key=lambda p: p.name)
+        parser, embedder, counter = DoclingParser(), Embedder(), token_counter(None)
+        with timed() as conv:
+            parser.converter  # noqa: B018
+        with timed() as model:
+            embedder.model  # noqa: B018
+        import torch
+
+        raw["meta"].update(converter_build_s=conv.wall, model_load_s=model.wall, torch_threads=torch.get_num_threads())
+
+        log(f"parse: {len(corpus)} generated documents")
+        docs, raw["parse_generated"] = stages.parse(parser, corpus)
+        all_docs = list(docs)
+        shared = sorted((SHARED_CORPUS / "pdfs").glob("*.pdf")) if SHARED_CORPUS.is_dir() else []
+        if shared and not quick:
+            log(f"parse: {len(shared)} shared clinical protocols (budget {plan.shared_parse_budget_s:.0f} s)")
+            shared_docs, raw["parse_shared"] = stages.parse(parser, shared, plan.shared_parse_budget_s)
+            all_docs += shared_docs
+
+        log("build: evidence units + split")
+        units_all, raw["build"] = stages.build(all_docs, counter)
+        generated_units = units_all[: len(docs)]
+
+        embed_units = _first_children(generated_units, counter, plan.embed_children)
+        log(f"embed: ours vs raw encode, {plan.embed_rounds} rounds")
+        raw["embed"] = stages.embed(embed_units, embedder, counter, plan.embed_rounds)
+
+        from evidence_pipeline import pipeline
+
+        real_texts = [c.text for units in generated_units for c in pipeline.children_of(units, counter)]
+        sampler = lambda: TextSampler(real_texts, seed=7)  # noqa: E731 (same texts for every backend)
+        queries = [q.question for q in corpus_questions()]
+        raw["edge"], raw["local"] = [], []
+        for n, nq in plan.edge:
+            log(f"store: Edge, {n} children, {nq} queries")
+            raw["edge"].append(stages.edge_store(n, sampler, embedder, queries, nq, work))
+        for n, nq in plan.local:
+            log(f"store: qdrant-client local, {n} children, {nq} queries")
+            raw["local"].append(stages.local_store(n, sampler, embedder, queries, nq, work))
+        raw["meta"]["local_skipped_sizes"] = plan.local_skipped
+
+        probe_files = corpus if plan.probe_docs is None else sorted(corpus, key=lambda p: p.stat().st_size)[: plan.probe_docs]
+        log(f"ingest probe (subprocess, core path): {len(probe_files)} documents, then again unchanged")
+        raw["ingest_core"] = _probe("core", work / "probe-core", probe_files)
+        if plan.runner_probe:
+            log("ingest probe (subprocess, Dagster runner.ingest_paths): first and unchanged re-ingest")
+            try:
+                raw["ingest_runner"] = _probe("runner", work / "probe-runner", probe_files)
+            except RuntimeError as exc:
+                raw["ingest_runner"] = {"error": str(exc)[-500:]}
+    raw["meta"]["load_end"] = load_1min()
+    raw["meta"]["total_s"] = time.perf_counter() - started
+    report = build_report(raw)
+    if out_dir is not None:
+        for path in write_outputs(report, Path(out_dir)):
+            log(f"wrote {path}")
+    return report

@@ -1,0 +1,83 @@
+"""One asset body for single-partition runs and batched backfill runs.
+
+A run covers one partition (the sensor, ``evidence-pipeline ingest``) or a range of
+them (a backfill under ``BackfillPolicy.multi_run``: models load once per run). An
+upstream input is then the bare value or a mapping ``{partition_key: value}`` that
+loads lazily (``io.LazyPartitions``), and the output must be the bare value or a dict
+keyed by partition. These helpers hide the difference, so an asset body is a loop
+over documents that holds one upstream document at a time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+import dagster as dg
+
+T = TypeVar("T")
+
+# Documents per run of a backfill: models load once per run; the run holds at most this
+# many documents' outputs of one stage in memory.
+MAX_PARTITIONS_PER_RUN = int(os.environ.get("EVIDENCE_BACKFILL_BATCH", "8"))
+BACKFILL_POLICY = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_PARTITIONS_PER_RUN)
+
+
+def partition_keys(context: dg.AssetExecutionContext) -> list[str]:
+    return list(context.partition_keys)
+
+
+def by_partition(context: dg.AssetExecutionContext, value: Any) -> Mapping[str, Any]:
+    """An upstream input as ``{partition_key: value}`` whatever the run covers."""
+    keys = partition_keys(context)
+    return {keys[0]: value} if len(keys) == 1 else value
+
+
+def each(context: dg.AssetExecutionContext, *inputs: Any) -> Iterator[tuple[str, tuple]]:
+    """(key, (input values...)) per partition of the run, loading one document at a time."""
+    maps = [by_partition(context, value) for value in inputs]
+    for key in partition_keys(context):
+        yield key, tuple(m[key] for m in maps)
+
+
+def output(context: dg.AssetExecutionContext, values: dict[str, T]) -> T | dict[str, T]:
+    """The bare value for a one-partition run, else the dict the IO manager writes per partition."""
+    keys = partition_keys(context)
+    return values[keys[0]] if len(keys) == 1 else values
+
+
+def run_batched(
+    context: dg.AssetExecutionContext,
+    inputs: tuple,
+    compute: Callable[..., tuple[T, Mapping[str, Any]]],
+    *,
+    keyed: bool = False,
+) -> T | dict[str, T]:
+    """Apply ``compute(*values) -> (value, metadata)`` to each partition of the run
+    (``compute(key, *values)`` when ``keyed``).
+
+    Metadata is recorded per partition (the sensor and the schedule read it back). A
+    ``dg.Failure`` of one document is collected and the others still computed, so a
+    batch reports every failing file at once; the batch then fails as a whole, because
+    a step cannot materialize only part of its partitions.
+    """
+    values: dict[str, T] = {}
+    failures: list[str] = []
+    for key, args in each(context, *inputs):
+        try:
+            value, metadata = compute(key, *args) if keyed else compute(*args)
+        except dg.Failure as exc:
+            if len(partition_keys(context)) == 1:
+                raise
+            context.log.error(f"partition {key!r}: {exc.description}")
+            failures.append(f"{key}: {exc.description}")
+            continue
+        context.add_asset_metadata(dict(metadata), partition_key=key)
+        values[key] = value
+    if failures:
+        raise dg.Failure(
+            description=f"{len(failures)} of {len(partition_keys(context))} documents failed: " + "; ".join(failures),
+            metadata={"failed": dg.MetadataValue.md("\n".join(f"- {f}" for f in failures))},
+        )
+    return output(context, values)

@@ -1,0 +1,41 @@
+"""Copy every document of one store into another, e.g. the embedded store to a Qdrant server.
+
+Scaling out starts here: runs on several machines cannot share an Edge directory, so the
+index already built moves to a server collection once, and the runs write there after.
+The copy goes document by document through the ``Store`` interface (``iter_points`` +
+``replace_document``): memory holds one document's points, and running it again leaves
+the target the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.store import open_store
+from evidence_pipeline.store.base import Store
+
+
+@dataclass
+class CopyResult:
+    documents: int
+    points: int
+
+
+def copy_store(source: Store, target: Store) -> CopyResult:
+    documents = points = 0
+    for doc_id in sorted(source.document_hashes()):
+        batch = list(source.iter_points(doc_id))
+        if not batch:
+            continue
+        target.ensure_collection(len(batch[0].dense))
+        target.replace_document(doc_id, batch)
+        documents += 1
+        points += len(batch)
+    return CopyResult(documents=documents, points=points)
+
+
+def copy_store_settings(source: StoreSettings, target: StoreSettings) -> CopyResult:
+    """Open both stores from their settings (``url`` set -> server, else Edge) and copy."""
+    with open_store(source) as src, open_store(target) as dst:
+        return copy_store(src, dst)

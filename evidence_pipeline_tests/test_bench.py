@@ -1,0 +1,98 @@
+"""The bench command end to end in its --quick form: every figure present, positive and finite.
+
+Timings are not asserted (the machine is shared); the figures' presence and sanity are.
+"""
+
+import json
+import math
+
+from evidence_pipeline.benchmark.report import all_finite_positive, text_table
+from evidence_pipeline.cli import main
+
+EXPECTED = {
+    "parse.generated.pages_per_s",
+    "build.units_per_s",
+    "embed.children_per_s",
+    "upsert.edge.2000.points_per_s",
+    "upsert.local.2000.points_per_s",
+    "search.edge.2000.p50_ms",
+    "search.edge.2000.p95_ms",
+    "search.local.2000.p50_ms",
+    "search.local.2000.p95_ms",
+    "ingest.peak_rss_mb",
+    "ingest.first_s",
+    "reingest.core.fraction",
+}
+
+
+def test_quick_bench_reports_every_figure(tmp_path, capsys):
+    assert main(["bench", "--quick", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "bench.json").read_text())
+    figures = {f["key"]: f for f in report["figures"]}
+    assert EXPECTED <= set(figures)
+    assert all_finite_positive(report)
+    # Ratios against the baselines of the same run.
+    for key in ("embed.children_per_s", "upsert.edge.2000.points_per_s", "search.edge.2000.p50_ms"):
+        assert math.isfinite(figures[key]["ratio"]) and figures[key]["ratio"] > 0
+    # p95 never below p50; the unchanged re-ingest skipped every document.
+    assert figures["search.edge.2000.p95_ms"]["value"] >= figures["search.edge.2000.p50_ms"]["value"]
+    core = report["raw"]["ingest_core"]
+    assert core["skipped_first"] == 0 and core["skipped_second"] == core["documents"] == 2
+    assert "| figure |" in (tmp_path / "bench.md").read_text()
+    out = capsys.readouterr().out
+    assert "re-ingest unchanged (core)" in out and out.strip() == text_table(report).strip()
+
+
+# -- the core skip of unchanged files the re-ingest figure relies on (pipeline.ingest_file/ingest_files)
+
+TABLE_MD = """# Mixing limits
+
+Table 1: Flow limits
+
+| Stream | Max flow (mL/min) |
+|---|---|
+| Aqueous Phase 1 | {flow} |
+| Ethanol phase | 12 |
+
+The limits apply during LNP mixing.
+"""
+
+
+def test_unchanged_files_are_skipped_and_changed_ones_reingested(tmp_path):
+    from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store.edge import EdgeStore
+
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    a.write_text(TABLE_MD.format(flow=36))
+    b.write_text(TABLE_MD.format(flow=48))
+    parser, embedder, counter = DoclingParser(), Embedder(), token_counter(None)
+    with EdgeStore(StoreSettings(path=str(tmp_path / "store"))) as store:
+        first = pipeline.ingest_files([a, b], store, parser, embedder, counter)
+        assert [r.skipped for r in first] == [False, False] and all(r.children > 0 for r in first)
+        n = store.count()
+        assert store.document_version("a")[0] == pipeline.sha256_file(str(a))
+
+        again = pipeline.ingest_files([a, b], store, parser, embedder, counter)
+        assert [(r.doc_id, r.skipped) for r in again] == [("a", True), ("b", True)]
+        assert store.count() == n
+        assert pipeline.ingest_file(b, store, parser, embedder, counter).skipped
+
+        a.write_text(TABLE_MD.format(flow=40))
+        changed = pipeline.ingest_files([a, b], store, parser, embedder, counter)
+        assert [r.skipped for r in changed] == [False, True]
+        assert any("40" in p.payload["text"] for p in store.iter_points("a"))
+
+        # Another pipeline version (other options) re-ingests; force does too.
+        other = pipeline.PipelineOptions(max_parent_tokens=500)
+        assert not pipeline.ingest_file(b, store, parser, embedder, counter, other).skipped
+        assert not pipeline.ingest_file(b, store, parser, embedder, counter, other, force=True).skipped
+
+        # Points that disagree on the stamp (an interrupted replace) never count as unchanged.
+        points = list(store.iter_points("b"))
+        mixed = [points[0].model_copy(update={"payload": {**points[0].payload, "content_hash": "old"}}), *points[1:]]
+        store.replace_document("b", mixed)
+        assert store.document_version("b") == ("", "")
+        assert not pipeline.ingest_file(b, store, parser, embedder, counter, other).skipped
