@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data
+.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-sec bench parse-quality
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -31,6 +31,21 @@ demo: corpus
 
 test: install
 	$(BIN)/pytest -q
+
+# Measurements quoted in the README; each writes its reports under data/reports/.
+SHARED ?= ../shared/corpora
+
+eval: corpus
+	$(BIN)/evidence-pipeline eval --docs data/corpus --questions data/questions/sop.jsonl --out data/reports/eval-sop
+
+eval-sec: install
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec
+
+bench: install
+	$(BIN)/evidence-pipeline bench --out data/reports/bench
+
+parse-quality: install
+	$(BIN)/evidence-pipeline parse-quality --docling-tests $(SHARED)/docling-tests --generated --corpora $(SHARED)/sec-10q-dev $(SHARED)/clinical-protocols --out data/reports/parse-quality.json
 
 # The UI end-to-end test, keeping its screenshots for the README (needs chromium).
 screenshots: install

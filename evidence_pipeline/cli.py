@@ -16,7 +16,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     progress = lambda items: tqdm(items, unit="doc", disable=args.quiet, file=sys.stderr)  # noqa: E731
-    summary = ingest_paths(args.paths, defs, default_instance(), progress)
+    summary = ingest_paths(args.paths, defs, default_instance(), progress, force=args.force, log_level=args.log_level)
     if not summary.outcomes:
         print("no documents found in " + " ".join(args.paths), file=sys.stderr)
         return 2
@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("ingest", help="ingest files or folders through the Dagster job")
     p.add_argument("paths", nargs="+")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true", help="re-ingest files whose content and pipeline version are unchanged")
+    p.add_argument("--log-level", default="WARNING", help="Dagster run log level (default WARNING)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("search", help="hybrid search, one result per parent")

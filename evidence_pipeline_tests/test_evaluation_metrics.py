@@ -133,6 +133,15 @@ def test_summarize_overall_by_kind_and_ci():
     assert summary["overall"]["evidence_hit@1_ci95_high"] == 1.0
 
 
+def test_summarize_scores_the_must_include_subset():
+    q2 = Q.model_copy(update={"id": "q2", "must_include": [], "kind": "prose"})
+    rows = [score_question(Q, [NO_WARNING], whitespace_spans), score_question(q2, [HIT], whitespace_spans)]
+    summary = summarize([Q, q2], rows, draws=50)
+    assert summary["overall"]["evidence_hit@1"] == 0.5
+    assert summary["subsets"]["must_include"]["n"] == 1
+    assert summary["subsets"]["must_include"]["evidence_hit@1"] == 0.0
+
+
 def test_bootstrap_resamples_documents_and_is_seeded():
     values = [1.0, 1.0, 1.0, 0.0]
     groups = ["a", "a", "a", "b"]

@@ -76,8 +76,13 @@ def test_reingest_leaves_ids_and_count_unchanged(env):
     path = env["corpus"] / "SOP-8812.pdf"
     with open_store(env["store"]) as store:
         before_ids, before_total = store.point_ids("SOP-8812"), store.count()
-    summary = ingest_paths([path], env["defs"], env["instance"])
-    assert summary.succeeded == 1
+    runs_before = len(env["instance"].get_run_records())
+    unchanged = ingest_paths([path], env["defs"], env["instance"])
+    assert [o.unchanged for o in unchanged.outcomes] == [True]
+    assert len(env["instance"].get_run_records()) == runs_before  # nothing parsed or embedded
+    forced = ingest_paths([path], env["defs"], env["instance"], force=True)
+    assert forced.succeeded == 1 and not forced.outcomes[0].unchanged
+    assert forced.outcomes[0].children > 0
     with open_store(env["store"]) as store:
         assert store.point_ids("SOP-8812") == before_ids
         assert store.count() == before_total

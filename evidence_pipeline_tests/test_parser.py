@@ -151,6 +151,9 @@ def test_redbook_table_grid_and_korean_footnotes(docling_tests):
     assert (table.n_rows, table.n_cols, table.header_rows) == (5, 3, 1)
     assert table.grid()[0] == ["Column name", "Data type", "Description"]
     assert table.grid()[1][:2] == ["FUNCTION_ID", "VARCHAR(30)"]
+    # a code listing between two rules of the same length: the box runs from rule to rule
+    listing = next(t for t in redp.tables if t.caption and t.caption.startswith("Example 2-1"))
+    assert listing.bbox.r - listing.bbox.l > 400 and listing.bbox.b - listing.bbox.t > 85
     korean, _ = docling_tests["normal_4pages"]
     (table,) = [t for t in korean.tables if t.caption]
     assert table.caption.startswith("[표 1]") and len(table.footnotes) == 2

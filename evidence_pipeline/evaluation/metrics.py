@@ -181,7 +181,17 @@ def summarize(
     for kind in sorted({q.kind_or_default for q in questions}):
         pairs = [(q, s) for q, s in zip(questions, scores) if q.kind_or_default == kind]
         by_kind[kind] = block([q for q, _ in pairs], [s for _, s in pairs])
-    return {"overall": block(questions, scores) if questions else {}, "by_kind": by_kind, "n": len(questions)}
+    # The questions whose evidence must carry a governing context (a warning, a caption).
+    subsets: dict[str, dict] = {}
+    with_context = [(q, s) for q, s in zip(questions, scores) if q.must_include]
+    if with_context:
+        subsets["must_include"] = block([q for q, _ in with_context], [s for _, s in with_context])
+    return {
+        "overall": block(questions, scores) if questions else {},
+        "by_kind": by_kind,
+        "subsets": subsets,
+        "n": len(questions),
+    }
 
 
 def whitespace_spans(text: str) -> list[tuple[int, int]]:

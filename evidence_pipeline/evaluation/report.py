@@ -71,6 +71,11 @@ def _kind_rows(systems: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     first = next(iter(systems.values()))
     header = ["system", *(f"{k} (n={first['by_kind'][k]['n']})" for k in kinds)]
     rows = [[name, *(_fmt(s["by_kind"].get(k, {}).get(HEADLINE)) for k in kinds)] for name, s in systems.items()]
+    subset = first.get("subsets", {}).get("must_include")
+    if subset:
+        header.append(f"with must_include (n={subset['n']})")
+        for row, s in zip(rows, systems.values()):
+            row.append(_fmt(s["subsets"]["must_include"].get(HEADLINE)))
     return header, rows
 
 

@@ -23,6 +23,7 @@ class DocumentOutcome:
     units: int = 0
     children: int = 0
     error: str | None = None
+    unchanged: bool = False
 
 
 @dataclass
@@ -41,9 +42,10 @@ class IngestSummary:
     def line(self) -> str:
         units = sum(o.units for o in self.outcomes)
         children = sum(o.children for o in self.outcomes)
+        unchanged = sum(o.unchanged for o in self.outcomes)
         return (
-            f"ingested {self.succeeded} of {len(self.outcomes)} documents: "
-            f"{units} units, {children} children, {len(self.failures)} failed"
+            f"ingested {self.succeeded - unchanged} of {len(self.outcomes)} documents "
+            f"({unchanged} unchanged, skipped): {units} units, {children} children, {len(self.failures)} failed"
         )
 
 
@@ -71,13 +73,35 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
     return 0
 
 
+def _unchanged_keys(by_key: dict[str, Path], defs: dg.Definitions) -> set[str]:
+    """Keys whose file (content hash) and pipeline version are already in the store."""
+    from evidence_pipeline.pipeline import PipelineOptions, stored_version
+    from evidence_pipeline.records import sha256_file
+
+    resources = defs.resources
+    version = PipelineOptions().version(resources["parser"].parser().name, resources["embedder"].embedder().model_id)
+    unchanged = set()
+    with resources["store"].open() as store:
+        for key, path in by_key.items():
+            if stored_version(store, doc_id_for(path)) == (sha256_file(str(path)), version):
+                unchanged.add(key)
+    return unchanged
+
+
 def ingest_paths(
     paths: Iterable[str | Path],
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
     progress: Callable[[Iterable], Iterable] = lambda items: items,
+    *,
+    force: bool = False,
+    log_level: str = "WARNING",
 ) -> IngestSummary:
-    """Register each file as a partition and materialize its assets; one failure stays one failure."""
+    """Register each file as a partition and materialize its assets; one failure stays one failure.
+
+    A file whose content hash and pipeline version match what the store holds is skipped
+    (``force`` re-ingests it): re-running over an unchanged corpus parses and embeds nothing.
+    """
     summary = IngestSummary()
     by_key: dict[str, Path] = {}
     for path in expand_paths(list(paths)):
@@ -91,11 +115,18 @@ def ingest_paths(
     if new:
         instance.add_dynamic_partitions(documents.name, new)
     job = defs.resolve_job_def(INGEST_JOB)
+    unchanged = set() if force else _unchanged_keys(by_key, defs)
     for key, path in progress(list(by_key.items())):
+        if key in unchanged:
+            summary.outcomes.append(DocumentOutcome(path, key, True, unchanged=True))
+            continue
         result = job.execute_in_process(
             partition_key=key,
             instance=instance,
-            run_config={"ops": {"raw_pdfs": {"config": {"path": str(path)}}}},
+            run_config={
+                "ops": {"raw_pdfs": {"config": {"path": str(path)}}},
+                "loggers": {"console": {"config": {"log_level": log_level}}},
+            },
             raise_on_error=False,
         )
         if result.success:

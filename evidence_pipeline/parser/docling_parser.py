@@ -132,6 +132,13 @@ class DoclingParser:
             )
         except Exception as exc:
             raise ParseError(str(path), f"converted document could not be read: {type(exc).__name__}: {exc}") from exc
+        if kind == "pdf":
+            from evidence_pipeline.parser.dashes import restore_dashes
+
+            try:
+                doc = restore_dashes(doc, path)
+            except Exception as exc:  # cosmetic: never fail a document over its dashes
+                doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
             doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer found (scanned PDF? OCR is off)"]})
         return doc

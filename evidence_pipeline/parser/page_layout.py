@@ -205,9 +205,10 @@ class PageAnalyser:
                 out.append(b.union(f) if f.height < 3 * b.height else b)
         return out
 
-    def _label_row(self, row: Row, data_left: float) -> bool:
+    def _label_row(self, row: Row, data_left: float, size: float) -> bool:
         """A row label alone on its line ("Current assets:", a wrapped label's first line):
-        text in the stub area only, not a numbered heading or larger type."""
+        text in the stub area only, not a numbered heading or type larger than the table's
+        (``size``: the largest text height of the table's rows)."""
         first = row.spans[0].text
         return (
             len(row.spans) <= 2
@@ -215,7 +216,7 @@ class PageAnalyser:
             and not HEADING_NUMBER_RE.match(first)
             and not TABLE_CAPTION_RE.match(first)
             and not OTHER_CAPTION_RE.match(first)
-            and row.size <= 1.15 * self.body
+            and row.size <= 1.15 * max(size, self.body)
         )
 
     def _data_left(self, box: Box, rows: list[Row]) -> float:
@@ -230,6 +231,7 @@ class PageAnalyser:
         kept only when a column-header line sits above them.
         """
         data_left = self._data_left(box, rows)
+        size = max((r.size for r in rows if box.contains_center(r.box, 1.0)), default=self.body)
         pending: Box | None = None  # label rows passed over, not yet taken
         for _ in range(8):
             top = pending.t if pending is not None else box.t
@@ -248,7 +250,7 @@ class PageAnalyser:
                 box = box.union(row.box) if pending is None else box.union(pending).union(row.box)
                 pending = None
                 continue
-            if self._label_row(row, data_left) and fits:
+            if self._label_row(row, data_left, size) and fits:
                 pending = row.box if pending is None else pending.union(row.box)
                 continue
             break
@@ -332,8 +334,23 @@ class PageAnalyser:
                         break
                 if merged:
                     break
-        tables = self._stitch(tables, free)
+        tables = [self._framed(t, rules) for t in self._stitch(tables, free)]
         return [t for t in tables if self._plausible(t, spans, rules, words)]
+
+    @staticmethod
+    def _framed(box: Box, rules: Rules) -> Box:
+        """A table between two rules of the same length, right above and below it (a code
+        listing's frame, a booktabs table), extends to them."""
+        def covering(lo: float, hi: float) -> list[tuple[float, float, float]]:
+            return [h for h in rules.horizontal if lo <= h[0] <= hi and h[1] <= box.l + 5 and h[2] >= box.r - 5]
+
+        above, below = covering(box.t - 20, box.t + 1), covering(box.b - 1, box.b + 20)
+        if not above or not below:
+            return box
+        top, bottom = max(above), min(below)
+        if abs(top[1] - bottom[1]) > 3 or abs(top[2] - bottom[2]) > 3:
+            return box
+        return Box(min(box.l, top[1]), top[0], max(box.r, top[2]), bottom[0])
 
     def _stitch(self, tables: list[Box], rows: list[Row]) -> list[Box]:
         """Join pieces of one statement that the run rules split: a table right under another
@@ -364,7 +381,7 @@ class PageAnalyser:
         limit = max(3.2 * size, 24)
         edge = a.b
         for r in between:
-            if r.box.t - edge > limit or not self._label_row(r, data_left):
+            if r.box.t - edge > limit or not self._label_row(r, data_left, size):
                 return False
             edge = max(edge, r.box.b)
         if b.t - edge > limit:

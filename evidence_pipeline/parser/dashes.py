@@ -1,0 +1,84 @@
+"""Restore the dashes docling-parse flattens.
+
+docling-parse decodes en and em dashes (and the minus sign) of standard-font PDFs
+as '-', so "Hold times at 2–8 °C" reads "2-8 °C" and no longer matches what the
+reader sees printed. pdfium reads the same glyphs right. For every text that has
+a '-', the same text is looked up in pdfium's text of its page with any dash in
+those places; where it is found, the dashes are taken as printed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from evidence_pipeline.records import ParsedDoc
+
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+_DASH_CLASS = "([" + re.escape(_DASHES) + "])"
+
+
+@lru_cache(maxsize=4096)
+def _pattern(text: str) -> re.Pattern[str]:
+    parts = []
+    for token in re.split(r"(\s+|-)", text):
+        if not token:
+            continue
+        if token == "-":
+            parts.append(_DASH_CLASS)
+        elif token.isspace():
+            parts.append(r"\s*")
+        else:
+            parts.append(r"\s*".join(re.escape(ch) for ch in token) if len(token) < 3 else re.escape(token))
+    return re.compile("".join(parts))
+
+
+def _restore(text: str, page_texts: list[str]) -> str:
+    if "-" not in text or not text.strip():
+        return text
+    pattern = _pattern(text)
+    for page_text in page_texts:
+        m = pattern.search(page_text)
+        if m:
+            dashes = iter(m.groups())
+            return re.sub("-", lambda _: next(dashes), text)
+    return text
+
+
+def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
+    pages_needed = {b.page for b in doc.blocks if "-" in b.text and b.page}
+    for t in doc.tables:
+        if t.page and ("-" in (t.caption or "") or any("-" in c.text for c in t.cells) or any("-" in f for f in t.footnotes)):
+            pages_needed.update(t.pages or [t.page])
+    if not pages_needed:
+        return doc
+    import pypdfium2 as pdfium
+
+    texts: dict[int, str] = {}
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        for page_no in sorted(pages_needed):
+            if 1 <= page_no <= len(pdf):
+                textpage = pdf[page_no - 1].get_textpage()
+                texts[page_no] = textpage.get_text_range()
+    finally:
+        pdf.close()
+
+    def around(page: int | None) -> list[str]:
+        return [texts[p] for p in (page, (page or 0) + 1, (page or 0) - 1) if p in texts]
+
+    blocks = [b.model_copy(update={"text": _restore(b.text, around(b.page))}) if "-" in b.text else b for b in doc.blocks]
+    tables = []
+    for t in doc.tables:
+        pages = [texts[p] for p in (t.pages or [t.page]) if p in texts] + around(t.page)
+        tables.append(
+            t.model_copy(
+                update={
+                    "caption": _restore(t.caption, pages) if t.caption else t.caption,
+                    "footnotes": [_restore(f, pages) for f in t.footnotes],
+                    "cells": [c.model_copy(update={"text": _restore(c.text, pages)}) if "-" in c.text else c for c in t.cells],
+                }
+            )
+        )
+    return doc.model_copy(update={"blocks": blocks, "tables": tables})
