@@ -13,6 +13,8 @@ from typing import Any, Iterator, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
+
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
 
 PAYLOAD_KEYS = (
@@ -129,3 +131,33 @@ class Store(Protocol):
         """Dense only, grouped by parent like hybrid_search."""
 
     def close(self) -> None: ...
+
+
+# Record handling shared by the backends: each passes (id, named vectors, payload)
+# of the records it scrolled, whatever its client's record type.
+
+
+def point_from_record(point_id: object, vectors: dict, payload: dict | None) -> Point:
+    sparse = vectors.get(SPARSE_VECTOR)
+    return Point(
+        id=str(point_id),
+        dense=list(vectors.get(DENSE_VECTOR) or []),
+        sparse=SparseVector(indices=list(getattr(sparse, "indices", [])), values=list(getattr(sparse, "values", []))),
+        payload=dict(payload or {}),
+    )
+
+
+def vector_stats_of(records: Iterator[tuple[dict, dict]]) -> VectorStats:
+    """``records``: (named vectors, payload) of every point of one document."""
+    counts = dict.fromkeys(VectorStats.model_fields, 0)
+    for vectors, payload in records:
+        counts["points"] += 1
+        counts["dense"] += bool(vectors.get(DENSE_VECTOR))
+        counts["sparse"] += bool(getattr(vectors.get(SPARSE_VECTOR), "indices", None))
+        counts["parent_id"] += bool(payload.get("parent_id"))
+        counts["parent_text"] += bool(payload.get("parent_text"))
+    return VectorStats(**counts)
+
+
+def hashes_of(payloads: Iterator[dict]) -> dict[str, str]:
+    return {p["doc_id"]: p.get("content_hash", "") for p in payloads if "doc_id" in p}

@@ -32,6 +32,9 @@ from evidence_pipeline.store.base import (
     SparseVector,
     StoredHit,
     VectorStats,
+    hashes_of,
+    point_from_record,
+    vector_stats_of,
 )
 
 # Edge writes its own config next to the segments; its presence means "a shard lives here".
@@ -186,36 +189,15 @@ class EdgeStore:
         return {str(r.id) for r in self._scroll(_doc_filter([doc_id]), False)}
 
     def vector_stats(self, doc_id: str) -> VectorStats:
-        counts = dict.fromkeys(VectorStats.model_fields, 0)
-        for r in self._scroll(_doc_filter([doc_id]), ["parent_id", "parent_text"], with_vector=True):
-            vectors, payload = r.vector or {}, r.payload or {}
-            counts["points"] += 1
-            counts["dense"] += bool(vectors.get(DENSE_VECTOR))
-            counts["sparse"] += bool(getattr(vectors.get(SPARSE_VECTOR), "indices", None))
-            counts["parent_id"] += bool(payload.get("parent_id"))
-            counts["parent_text"] += bool(payload.get("parent_text"))
-        return VectorStats(**counts)
+        records = self._scroll(_doc_filter([doc_id]), ["parent_id", "parent_text"], with_vector=True)
+        return vector_stats_of(((r.vector or {}), r.payload or {}) for r in records)
 
     def iter_points(self, doc_id: str) -> Iterator[Point]:
         for r in self._scroll(_doc_filter([doc_id]), True, with_vector=True):
-            vectors = r.vector or {}
-            sparse = vectors.get(SPARSE_VECTOR)
-            yield Point(
-                id=str(r.id),
-                dense=list(vectors.get(DENSE_VECTOR) or []),
-                sparse=SparseVector(
-                    indices=list(getattr(sparse, "indices", [])), values=list(getattr(sparse, "values", []))
-                ),
-                payload=dict(r.payload or {}),
-            )
+            yield point_from_record(r.id, (r.vector or {}), r.payload)
 
     def document_hashes(self) -> dict[str, str]:
-        hashes: dict[str, str] = {}
-        for r in self._scroll(None, ["doc_id", "content_hash"]):
-            payload = r.payload or {}
-            if "doc_id" in payload:
-                hashes[payload["doc_id"]] = payload.get("content_hash", "")
-        return hashes
+        return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
     def document_version(self, doc_id: str) -> tuple[str, str] | None:
         """``(content_hash, pipeline_version)`` that every point of ``doc_id`` carries; None when

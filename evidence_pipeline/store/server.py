@@ -22,6 +22,9 @@ from evidence_pipeline.store.base import (
     SparseVector,
     StoredHit,
     VectorStats,
+    hashes_of,
+    point_from_record,
+    vector_stats_of,
 )
 
 _UPSERT_BATCH = 256
@@ -184,37 +187,15 @@ class ServerStore:
         return {str(r.id) for r in self._scroll(_doc_filter([doc_id]), False)}
 
     def vector_stats(self, doc_id: str) -> VectorStats:
-        counts = dict.fromkeys(VectorStats.model_fields, 0)
-        for r in self._scroll(_doc_filter([doc_id]), ["parent_id", "parent_text"], with_vectors=True):
-            vectors = r.vector if isinstance(r.vector, dict) else {}
-            payload = r.payload or {}
-            counts["points"] += 1
-            counts["dense"] += bool(vectors.get(DENSE_VECTOR))
-            counts["sparse"] += bool(getattr(vectors.get(SPARSE_VECTOR), "indices", None))
-            counts["parent_id"] += bool(payload.get("parent_id"))
-            counts["parent_text"] += bool(payload.get("parent_text"))
-        return VectorStats(**counts)
+        records = self._scroll(_doc_filter([doc_id]), ["parent_id", "parent_text"], with_vectors=True)
+        return vector_stats_of(((r.vector if isinstance(r.vector, dict) else {}), r.payload or {}) for r in records)
 
     def iter_points(self, doc_id: str) -> Iterator[Point]:
         for r in self._scroll(_doc_filter([doc_id]), True, with_vectors=True):
-            vectors = r.vector if isinstance(r.vector, dict) else {}
-            sparse = vectors.get(SPARSE_VECTOR)
-            yield Point(
-                id=str(r.id),
-                dense=list(vectors.get(DENSE_VECTOR) or []),
-                sparse=SparseVector(
-                    indices=list(getattr(sparse, "indices", [])), values=list(getattr(sparse, "values", []))
-                ),
-                payload=dict(r.payload or {}),
-            )
+            yield point_from_record(r.id, (r.vector if isinstance(r.vector, dict) else {}), r.payload)
 
     def document_hashes(self) -> dict[str, str]:
-        hashes: dict[str, str] = {}
-        for r in self._scroll(None, ["doc_id", "content_hash"]):
-            payload = r.payload or {}
-            if "doc_id" in payload:
-                hashes[payload["doc_id"]] = payload.get("content_hash", "")
-        return hashes
+        return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
     def hybrid_search(
         self,
