@@ -95,6 +95,11 @@ def match_boxes(
             v = iou(tb, pb)
             if v >= threshold:
                 pairs.append((v, i, j))
+    return greedy_match(pairs)
+
+
+def greedy_match(pairs: list[tuple[float, int, int]]) -> dict[int, int]:
+    """One-to-one matching, best-scoring (score, truth index, predicted index) pairs first."""
     out: dict[int, int] = {}
     used: set[int] = set()
     for _, i, j in sorted(pairs, reverse=True):
@@ -284,13 +289,7 @@ def _match_generated(truth_tables, heads: list[Table]) -> dict[int, int]:
             # a quarter of the truth cells: the first part of a long table holds only some rows
             if c.tp and c.tp >= 0.25 * min(c.n_truth, c.n_pred):
                 pairs.append((c.tp, i, j))
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for _, i, j in sorted(pairs, reverse=True):
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
-    return out
+    return greedy_match(pairs)
 
 
 @dataclass
