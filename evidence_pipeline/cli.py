@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|parse|generate|eval``."""
+"""Command line: ``evidence-pipeline ingest|search|parse|generate|eval|bench|parse-quality|copy-store``."""
 
 from __future__ import annotations
 

@@ -128,12 +128,20 @@ def edge_store(
     shutil.rmtree(path, ignore_errors=True)
     store = EdgeStore(StoreSettings(path=str(path)))
     try:
-        store.ensure_collection(embedder.dim)
-        upsert = _upsert(store, lambda: synthetic_documents(n_children, sampler_factory(), dim=embedder.dim))
-        search = _latencies(store, embedder, queries, n_queries)
+        return _measure_store(store, n_children, sampler_factory, embedder, queries, n_queries)
     finally:
         store.close()
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _measure_store(
+    store, n_children: int, sampler_factory: Callable[[], TextSampler], embedder: Embedder, queries: Sequence[str],
+    n_queries: int,
+) -> dict:
+    """Upsert ``n_children`` synthetic children into an empty store, then time the queries."""
+    store.ensure_collection(embedder.dim)
+    upsert = _upsert(store, lambda: synthetic_documents(n_children, sampler_factory(), dim=embedder.dim))
+    search = _latencies(store, embedder, queries, n_queries)
     return {"children": n_children, "upsert": upsert, "search": search}
 
 
@@ -155,10 +163,7 @@ def local_store(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "local mode is not recommended above 20,000 points"
-            store.ensure_collection(embedder.dim)
-            upsert = _upsert(store, lambda: synthetic_documents(n_children, sampler_factory(), dim=embedder.dim))
-            search = _latencies(store, embedder, queries, n_queries)
+            return _measure_store(store, n_children, sampler_factory, embedder, queries, n_queries)
     finally:
         client.close()
         shutil.rmtree(path, ignore_errors=True)
-    return {"children": n_children, "upsert": upsert, "search": search}

@@ -75,11 +75,12 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
 
 def _unchanged_keys(by_key: dict[str, Path], defs: dg.Definitions) -> set[str]:
     """Keys whose file (content hash) and pipeline version are already in the store."""
-    from evidence_pipeline.pipeline import PipelineOptions, stored_version
+    from evidence_pipeline.orchestration.resources import current_pipeline_version
+    from evidence_pipeline.pipeline import stored_version
     from evidence_pipeline.records import sha256_file
 
     resources = defs.resources
-    version = PipelineOptions().version(resources["parser"].parser().name, resources["embedder"].embedder().model_id)
+    version = current_pipeline_version(resources["parser"], resources["embedder"])
     unchanged = set()
     with resources["store"].open() as store:
         for key, path in by_key.items():
