@@ -5,7 +5,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
-def search(query: str, k: int = 5, **kwargs):
+def search(query: str, k: int | None = None, **kwargs):
     """See :func:`evidence_pipeline.retrieval.search`."""
     from evidence_pipeline.retrieval import search as _search
 

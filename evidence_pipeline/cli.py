@@ -8,35 +8,97 @@ import sys
 import time
 from pathlib import Path
 
+INGEST_EXIT_CODES = """exit codes:
+  0  every document was ingested (or was unchanged and skipped)
+  1  some document failed (one line each: the file and the cause), or the store could not be opened
+  2  usage error: a path that does not exist, no documents found, bad arguments"""
+
+SEARCH_EXIT_CODES = """exit codes:
+  0  results printed (or none found: the store searched is named on stderr)
+  1  the store could not be opened or queried
+  2  usage error: empty query, --k or --token-budget below 1"""
+
+COPY_STORE_EXIT_CODES = """exit codes:
+  0  copied
+  1  the source is empty or the server cannot be reached
+  2  usage error: a URL that is not http(s), a --from-path that does not exist"""
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _error(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _query(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the query is empty")
+    return text
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from evidence_pipeline.errors import EvidencePipelineError
     from evidence_pipeline.orchestration.definitions import defs
     from evidence_pipeline.orchestration.runner import default_instance, ingest_paths
 
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:  # before the instance is touched: a typo registers no partition
+        return _error(f"no such file or folder: {', '.join(missing)}", 2)
     started = time.perf_counter()
     progress = lambda items: tqdm(items, unit="doc", disable=args.quiet, file=sys.stderr)  # noqa: E731
-    summary = ingest_paths(args.paths, defs, default_instance(), progress, force=args.force, log_level=args.log_level)
+    try:
+        summary = ingest_paths(args.paths, defs, default_instance(), progress, force=args.force, log_level=args.log_level)
+    except FileNotFoundError as exc:
+        return _error(str(exc), 2)
+    except EvidencePipelineError as exc:
+        return _error(str(exc), 1)
     if not summary.outcomes:
-        print("no documents found in " + " ".join(args.paths), file=sys.stderr)
-        return 2
+        return _error("no documents found in " + " ".join(args.paths), 2)
     for line in summary.skipped:
         print(f"skipped {line}", file=sys.stderr)
     print(f"{summary.line()} ({time.perf_counter() - started:.1f} s)")
     for outcome in summary.failures:
-        print(f"  FAILED {outcome.error}")
-    return 1 if not summary.succeeded else 0
+        print(f"  FAILED {outcome.failure_line()}")
+    return 1 if summary.failures else 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from evidence_pipeline.retrieval import search
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.errors import EvidencePipelineError
+    from evidence_pipeline.retrieval import budget_note, search
+    from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 
-    hits = search(args.query, k=args.k, token_budget=args.token_budget)
+    store = StoreSettings.from_env()
+    embedding = EmbeddingSettings.from_env()
+    try:
+        hits = search(args.query, k=args.k, token_budget=args.token_budget, store_settings=store, embedding_settings=embedding)
+    except ValueError as exc:
+        return _error(str(exc), 2)
+    except EvidencePipelineError as exc:
+        return _error(store.redact(str(exc)), 1)
+    if not hits:
+        print(f"no results in {store.location} (is the index empty? run `evidence-pipeline ingest data/corpus`)", file=sys.stderr)
+    elif args.token_budget is not None:
+        note = budget_note(hits, args.token_budget, token_counter(embedding.model).count)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], indent=2, ensure_ascii=False))
         return 0
-    if not hits:
-        print("no results (is the index empty? run `evidence-pipeline ingest data/corpus`)")
     for rank, hit in enumerate(hits, 1):
         pages = ", ".join(map(str, hit.pages)) or "-"
         print(f"#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages {pages}  {hit.caption or ' > '.join(hit.section_path)}")
@@ -121,17 +183,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_copy_store(args: argparse.Namespace) -> int:
     import os
+    from urllib.parse import urlsplit
 
-    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.errors import EvidencePipelineError
+    from evidence_pipeline.settings import StoreSettings, without_credentials
     from evidence_pipeline.store.copy import copy_store_settings
 
+    shown = without_credentials(args.to_url)
+    try:
+        parts = urlsplit(args.to_url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+    except ValueError:
+        valid = False
+    if not valid:
+        return _error(f"--to-url {shown!r} is not an http(s) URL (e.g. http://qdrant:6333)", 2)
+    if args.from_path is not None and not Path(args.from_path).is_dir():
+        return _error(f"--from-path {args.from_path}: no such folder", 2)
     local = StoreSettings.from_env()
     source = StoreSettings(path=args.from_path or local.path)
     target = StoreSettings(
         url=args.to_url, api_key=args.api_key or os.environ.get("QDRANT_API_KEY") or None, collection=args.collection
     )
-    result = copy_store_settings(source, target)
-    print(f"copied {result.documents} documents, {result.points} points from {source.path} to {args.to_url} ({args.collection})")
+    try:
+        result = copy_store_settings(source, target)
+    except EvidencePipelineError as exc:
+        return _error(target.redact(str(exc)), 1)
+    print(f"copied {result.documents} documents, {result.points} points from {source.location} to {target.location}")
     return 0
 
 
@@ -169,20 +246,32 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="evidence-pipeline", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    raw = argparse.RawDescriptionHelpFormatter
 
-    p = sub.add_parser("ingest", help="ingest files or folders through the Dagster job")
+    p = sub.add_parser(
+        "ingest", help="ingest files or folders through the Dagster job", epilog=INGEST_EXIT_CODES, formatter_class=raw
+    )
     p.add_argument("paths", nargs="+")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true", help="re-ingest files whose content and pipeline version are unchanged")
-    p.add_argument("--log-level", default="WARNING", help="Dagster run log level (default WARNING)")
+    p.add_argument(
+        "--log-level", default="WARNING", type=str.upper, choices=LOG_LEVELS,
+        help="Dagster run log level (default WARNING); DEBUG also prints the stack trace of a failed document",
+    )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("search", help="hybrid search, one result per parent")
-    p.add_argument("query")
-    p.add_argument("--k", type=int, default=5)
+    p = sub.add_parser("search", help="hybrid search, one result per parent", epilog=SEARCH_EXIT_CODES, formatter_class=raw)
+    p.add_argument("query", type=_query)
+    p.add_argument(
+        "--k", type=_positive_int, default=None,
+        help="at most K parents (default 5; with --token-budget, as many as fit, up to 50)",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--full", action="store_true", help="print every parent's text, not only the first")
-    p.add_argument("--token-budget", type=int, default=None, help="keep the parents that fit N tokens, in rank order")
+    p.add_argument(
+        "--token-budget", type=_positive_int, default=None,
+        help="keep the parents that fit N tokens, in rank order (the first always: stderr says when it alone is larger)",
+    )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("parse", help="print the parsed document and its evidence units")
@@ -205,7 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("copy-store", help="copy the embedded store into a Qdrant server collection")
+    p = sub.add_parser(
+        "copy-store", help="copy the embedded store into a Qdrant server collection", epilog=COPY_STORE_EXIT_CODES, formatter_class=raw
+    )
     p.add_argument("--to-url", required=True, help="Qdrant server URL, e.g. http://qdrant:6333")
     p.add_argument("--collection", default="evidence")
     p.add_argument("--api-key", default=None, help="default: $QDRANT_API_KEY")

@@ -50,7 +50,10 @@ def named_identifiers(query: str) -> list[str]:
 
 
 def rrf_merge(rankings: Sequence[Sequence[StoredHit]], k: int, rrf_k: int = RRF_K) -> list[StoredHit]:
-    """Reciprocal rank fusion of parent rankings; a parent keeps its first-seen hit."""
+    """Reciprocal rank fusion of parent rankings; a parent keeps its first-seen hit.
+
+    Equal scores are ordered by parent id, so one query gives one order on every run.
+    """
     scores: dict[str, float] = {}
     first: dict[str, StoredHit] = {}
     for ranking in rankings:
@@ -58,7 +61,7 @@ def rrf_merge(rankings: Sequence[Sequence[StoredHit]], k: int, rrf_k: int = RRF_
             parent = hit.payload["parent_id"]
             scores[parent] = scores.get(parent, 0.0) + 1.0 / (rrf_k + rank + 1)
             first.setdefault(parent, hit)
-    order = sorted(scores, key=lambda p: -scores[p])[:k]
+    order = sorted(scores, key=lambda p: (-scores[p], p))[:k]
     return [first[p].model_copy(update={"score": scores[p]}) for p in order]
 
 
@@ -126,25 +129,56 @@ def pack(hits: Sequence[SearchHit], token_budget: int, count_tokens: Callable[[s
     return packed
 
 
+# With a token budget and no k, the budget decides how many parents come back: up to
+# this many candidates are fetched, then packed (a default k would stop the budget early).
+BUDGET_CANDIDATES = 50
+DEFAULT_K = 5
+
+
+def check_query(query: str, k: int | None, token_budget: int | None) -> None:
+    """ValueError with a one-line reason for input no search can answer."""
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("the query is empty")
+    if k is not None and k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
+    if token_budget is not None and token_budget < 1:
+        raise ValueError(f"the token budget must be at least 1, not {token_budget}")
+
+
+def budget_note(hits: Sequence[SearchHit], token_budget: int, count_tokens: Callable[[str], int]) -> str | None:
+    """Why a packed list exceeds its budget: the first parent alone is larger (it is kept anyway)."""
+    if not hits:
+        return None
+    first = count_tokens(context_texts(hits[:1])[0])
+    if first <= token_budget:
+        return None
+    return f"the first result alone is {first} tokens, over the budget of {token_budget}"
+
+
 def search(
     query: str,
-    k: int = 5,
+    k: int | None = None,
     *,
     token_budget: int | None = None,
     store_settings: StoreSettings | None = None,
     embedding_settings: EmbeddingSettings | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> list[SearchHit]:
-    """The k best distinct parents (tables or section chunks) for ``query``.
+    """The k best distinct parents (tables or section chunks) for ``query`` (k defaults to 5).
 
-    With ``token_budget``, only the parents that fit it in rank order (counted in the
-    embedding model's word pieces, shared headers once; see ``render_context``).
+    With ``token_budget``, the parents that fit it in rank order (counted in the embedding
+    model's word pieces, shared headers once; see ``render_context``), the first always,
+    even when it alone is larger (``budget_note`` says so). The budget is applied before
+    k: without k, up to ``BUDGET_CANDIDATES`` parents are considered; with k, at most k.
     Opens the store only for the query, so an ingest in another process can follow.
+    Raises ValueError for an empty query, k < 1 or a budget < 1.
     """
+    check_query(query, k, token_budget)
     settings = embedding_settings or EmbeddingSettings.from_env()
     embedder = Embedder(settings)
+    limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
     with open_store(store_settings or StoreSettings.from_env()) as store:
-        hits = search_store(store, embedder, query, k, doc_ids=doc_ids)
+        hits = search_store(store, embedder, query, limit, doc_ids=doc_ids)
     if token_budget is not None:
         hits = pack(hits, token_budget, token_counter(settings.model).count)
     return hits

@@ -18,7 +18,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, SecretStr
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
@@ -32,15 +34,42 @@ def corpus_dir() -> Path:
     return Path(os.environ.get("EVIDENCE_CORPUS_DIR", str(data_dir() / "corpus")))
 
 
+def without_credentials(url: str) -> str:
+    """``url`` with any ``user:password@`` part replaced by ``***@`` (safe to print)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
 class StoreSettings(BaseModel):
-    """Where the points live. ``url`` set -> Qdrant server; otherwise embedded at ``path``."""
+    """Where the points live. ``url`` set -> Qdrant server; otherwise embedded at ``path``.
+
+    ``api_key`` is a ``SecretStr``: repr, str and ``model_dump(mode="json")`` show ``**********``;
+    only the client that sends it calls ``get_secret_value()``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     path: str = "data/store"
     url: str | None = None
-    api_key: str | None = None
+    api_key: SecretStr | None = None
     collection: str = "evidence"
+
+    @property
+    def location(self) -> str:
+        """What a message names: the server URL (without credentials) and collection, or the store folder."""
+        if self.url:
+            return f"{without_credentials(self.url)} (collection {self.collection!r})"
+        return str(Path(self.path).resolve())
+
+    def redact(self, text: str) -> str:
+        """``text`` with the API key, if any, replaced by ``***``."""
+        key = self.api_key.get_secret_value() if self.api_key is not None else ""
+        return text.replace(key, "***") if key else text
 
     @classmethod
     def from_env(cls) -> "StoreSettings":

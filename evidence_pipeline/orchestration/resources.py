@@ -58,7 +58,11 @@ class EmbedderResource(dg.ConfigurableResource):
 
 
 class StoreResource(dg.ConfigurableResource):
-    """Qdrant: embedded (Qdrant Edge at ``path``) or a server when ``url`` is set."""
+    """Qdrant: embedded (Qdrant Edge at ``path``) or a server when ``url`` is set.
+
+    ``from_env`` passes the API key as ``EnvVar("QDRANT_API_KEY")``: Dagster then shows the
+    variable's name, never its value, in the UI and in run records.
+    """
 
     path: str = "data/store"
     url: Optional[str] = None
@@ -80,7 +84,8 @@ class StoreResource(dg.ConfigurableResource):
     @classmethod
     def from_env(cls) -> "StoreResource":
         s = StoreSettings.from_env()
-        return cls(path=s.path, url=s.url, api_key=s.api_key, collection=s.collection)
+        api_key = dg.EnvVar("QDRANT_API_KEY") if s.api_key is not None else None
+        return cls(path=s.path, url=s.url, api_key=api_key, collection=s.collection)
 
 
 class CorpusResource(dg.ConfigurableResource):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -10,6 +12,7 @@ from typing import Callable, Iterable
 import dagster as dg
 
 from evidence_pipeline.corpus import doc_id_for, expand_paths, partition_key
+from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.orchestration.assets import documents
 
 INGEST_JOB = "ingest_document"
@@ -24,6 +27,12 @@ class DocumentOutcome:
     children: int = 0
     error: str | None = None
     unchanged: bool = False
+
+    def failure_line(self) -> str:
+        """``<file>: <cause>`` on one line (a cause that already opens with the file is not repeated)."""
+        reason = " ".join((self.error or "failed").split())
+        prefix = f"{self.path}: "
+        return prefix + (reason[len(prefix) :] if reason.startswith(prefix) else reason)
 
 
 @dataclass
@@ -54,15 +63,92 @@ def default_instance() -> dg.DagsterInstance:
     return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
 
 
+def _expected_names() -> set[str]:
+    """Exceptions raised on purpose: a bad document or an unusable store, not a bug."""
+    names, todo = {"Failure"}, [EvidencePipelineError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return names
+
+
+def _error_chain(error) -> list:
+    chain = []
+    while error is not None and len(chain) < 20:
+        chain.append(error)
+        error = error.cause or error.context
+    return chain
+
+
+def _one_line(error) -> str:
+    """``StoreError: <message>`` from a serialized error, without its module path."""
+    message = " ".join(error.message.strip().split())
+    qualified = f"{error.cls_name}: "
+    if qualified not in message:
+        return message
+    return error.cls_name + ": " + message.split(qualified, 1)[1]
+
+
+def step_failure_cause(data) -> str:
+    """The cause of a step failure in one line: a ``dg.Failure``'s description, else the
+    exception the op raised (the first of the chain that is not Dagster's wrapper)."""
+    if data.user_failure_data is not None and data.user_failure_data.description:
+        return " ".join(data.user_failure_data.description.split())
+    chain = _error_chain(data.error)
+    if not chain:
+        return "step failed"
+    raised = [e for e in chain if not e.cls_name.startswith("Dagster")]
+    return _one_line((raised or chain)[0])
+
+
+def is_expected_failure(data) -> bool:
+    if data.user_failure_data is not None:
+        return True
+    return any(e.cls_name in _expected_names() for e in _error_chain(data.error))
+
+
 def failure_message(result: dg.ExecuteInProcessResult) -> str:
+    causes = []
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data is not None:
-            data = event.step_failure_data
-            if data.user_failure_data is not None and data.user_failure_data.description:
-                return data.user_failure_data.description
-            if data.error is not None:
-                return data.error.message.strip().splitlines()[-1]
-    return "run failed"
+            cause = step_failure_cause(event.step_failure_data)
+            if cause not in causes:
+                causes.append(cause)
+    return "; ".join(causes) or "run failed"
+
+
+class _QuietExpectedFailures(logging.Filter):
+    """Drops the console records that follow a step that failed on purpose: its stack trace
+    (~100 lines), one "Dependencies for step ... Not executing." per downstream step, and
+    the run-failure line. The CLI prints one line per document; the run's event log keeps
+    the full record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        meta = getattr(record, "dagster_meta", None)
+        meta = meta if isinstance(meta, dict) else {}
+        event = meta.get("dagster_event")
+        if event is None:
+            message = str(meta.get("orig_message", ""))
+            return not (message.startswith("Dependencies for step ") and message.endswith("Not executing."))
+        if event.is_step_failure and event.step_failure_data is not None:
+            return not is_expected_failure(event.step_failure_data)
+        return not event.is_run_failure
+
+
+@dg.logger(
+    config_schema={"log_level": dg.Field(str, is_required=False, default_value="WARNING")},
+    description="Console logger of `evidence-pipeline ingest`: expected failures in one CLI line, traces at DEBUG.",
+)
+def ingest_console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
+    level = init_context.logger_config["log_level"].upper()
+    logger = logging.Logger("dagster", level=level)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s - dagster - %(levelname)s - %(message)s"))
+    logger.addHandler(handler)
+    if logging.getLevelName(level) != logging.DEBUG:
+        logger.addFilter(_QuietExpectedFailures())
+    return logger
 
 
 def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
@@ -103,9 +189,14 @@ def ingest_paths(
     A file whose content hash and pipeline version match what the store holds is skipped
     (``force`` re-ingests it): re-running over an unchanged corpus parses and embeds nothing.
     """
+    paths = list(paths)
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:
+        # Checked before any partition is registered: a typo leaves nothing behind.
+        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
     summary = IngestSummary()
     by_key: dict[str, Path] = {}
-    for path in expand_paths(list(paths)):
+    for path in expand_paths(paths):
         key = partition_key(doc_id_for(path))
         if key in by_key:
             summary.skipped.append(f"{path}: same document id as {by_key[key]}")
@@ -115,7 +206,7 @@ def ingest_paths(
     new = [k for k in by_key if k not in registered]
     if new:
         instance.add_dynamic_partitions(documents.name, new)
-    job = defs.resolve_job_def(INGEST_JOB)
+    job = defs.resolve_job_def(INGEST_JOB).with_logger_defs({"console": ingest_console_logger})
     unchanged = set() if force else _unchanged_keys(by_key, defs)
     for key, path in progress(list(by_key.items())):
         if key in unchanged:
@@ -125,7 +216,9 @@ def ingest_paths(
             partition_key=key,
             instance=instance,
             run_config={
-                "ops": {"raw_pdfs": {"config": {"path": str(path)}}},
+                # Absolute: raw_pdfs records it, and a later run from the UI or the schedule
+                # (another working directory) falls back to it for a file outside the corpus.
+                "ops": {"raw_pdfs": {"config": {"path": str(path.resolve())}}},
                 "loggers": {"console": {"config": {"log_level": log_level}}},
             },
             raise_on_error=False,

@@ -10,7 +10,9 @@ the target the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Store
@@ -36,6 +38,15 @@ def copy_store(source: Store, target: Store) -> CopyResult:
 
 
 def copy_store_settings(source: StoreSettings, target: StoreSettings) -> CopyResult:
-    """Open both stores from their settings (``url`` set -> server, else Edge) and copy."""
-    with open_store(source) as src, open_store(target) as dst:
-        return copy_store(src, dst)
+    """Open both stores from their settings (``url`` set -> server, else Edge) and copy.
+
+    A missing or empty source is a StoreError, not "copied 0 documents": the path was
+    most likely wrong.
+    """
+    if not source.url and not Path(source.path).is_dir():
+        raise StoreError(f"{source.location}: no such store folder")
+    with open_store(source) as src:
+        if src.count() == 0:
+            raise StoreError(f"nothing to copy: the store at {source.location} holds no points")
+        with open_store(target) as dst:
+            return copy_store(src, dst)

@@ -295,10 +295,9 @@ class EdgeStore:
             best = {}
             for sp in self._shard.query(request(depth)):
                 parent = (sp.payload or {}).get("parent_id", str(sp.id))
-                if parent not in best:
+                # Equal scores keep the smaller point id: the same winner on every run.
+                if parent not in best or (sp.score, str(best[parent].id)) > (best[parent].score, str(sp.id)):
                     best[parent] = sp
-                    if len(best) == k:
-                        break
             if len(best) >= k:
                 break
             if total is None:
@@ -306,7 +305,8 @@ class EdgeStore:
             if depth >= total:
                 break
             depth *= _DEEPEN_FACTOR
-        winners = list(best.values())[:k]
+        # Score order, equal scores by parent id: Edge returns ties in no fixed order.
+        winners = [best[p] for p in sorted(best, key=lambda p: (-best[p].score, p))][:k]
         records = {str(r.id): r for r in self._shard.retrieve([sp.id for sp in winners], with_payload=True, with_vector=False)}
         return [
             StoredHit(id=str(sp.id), score=float(sp.score), payload=dict(records[str(sp.id)].payload or {}))

@@ -64,13 +64,19 @@ class ServerStore:
             elif location is not None or path is not None:
                 self.client = QdrantClient(location=location, path=path)
             elif settings.url:
-                self.client = QdrantClient(url=settings.url, api_key=settings.api_key)
+                key = settings.api_key.get_secret_value() if settings.api_key is not None else None
+                # The version check would only warn when the server is down; the probe below
+                # turns that case into one StoreError instead.
+                self.client = QdrantClient(url=settings.url, api_key=key, check_compatibility=False)
+                self.client.collection_exists(self.collection)
             else:
                 raise StoreError("ServerStore needs settings.url, a client, a location or a path")
         except StoreError:
             raise
         except Exception as exc:
-            raise StoreError(f"cannot open Qdrant at {settings.url or location or path}: {exc}") from exc
+            where = settings.location if settings.url else (location or path)
+            reason = settings.redact(" ".join(str(exc).split()) or type(exc).__name__)
+            raise StoreError(f"cannot reach Qdrant at {where}: {reason}") from None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -244,7 +250,8 @@ class ServerStore:
         for group in result.groups:
             best = group.hits[0]
             hits.append(StoredHit(id=str(best.id), score=float(best.score), payload=dict(best.payload or {})))
-        return hits
+        # Equal scores in parent id order, so a query gives one order on every run.
+        return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))
 
 
 def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
