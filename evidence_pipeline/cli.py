@@ -49,15 +49,16 @@ def _query(text: str) -> str:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:  # before Dagster is even imported: a typo registers no partition
+        return _error(f"no such file or folder: {', '.join(missing)}", 2)
+
     from tqdm import tqdm
 
     from evidence_pipeline.errors import EvidencePipelineError
     from evidence_pipeline.orchestration.definitions import defs
     from evidence_pipeline.orchestration.runner import default_instance, ingest_paths
 
-    missing = [p for p in args.paths if not Path(p).exists()]
-    if missing:  # before the instance is touched: a typo registers no partition
-        return _error(f"no such file or folder: {', '.join(missing)}", 2)
     started = time.perf_counter()
     progress = lambda items: tqdm(items, unit="doc", disable=args.quiet, file=sys.stderr)  # noqa: E731
     try:

@@ -1,8 +1,11 @@
+import pytest
+
 from evidence_pipeline.records import SearchHit
 from evidence_pipeline.retrieval import context_texts, pack, render_context, to_hit
 from evidence_pipeline.store.base import StoredHit
 from evidence_pipeline.units import approx_tokens, build_units
 from evidence_pipeline_tests.docs import lnp_doc
+from evidence_pipeline_tests.test_store import backend  # noqa: F401  (fixture)
 
 
 def _hits():
@@ -60,3 +63,106 @@ def test_rrf_merge_lifts_parents_in_both_rankings():
     merged = rrf_merge([[h("a"), h("b"), h("c")], [h("c")]], k=3)
     assert [m.payload["parent_id"] for m in merged] == ["c", "a", "b"]
     assert merged[0].score == 1 / 63 + 1 / 61
+
+
+def test_rrf_merge_breaks_ties_by_parent_id():
+    from evidence_pipeline.retrieval import rrf_merge
+
+    def h(parent):
+        return StoredHit(id=parent, score=0.0, payload={"parent_id": parent})
+
+    # b and a are first in one list and second in the other: equal RRF scores.
+    for rankings in ([[h("b"), h("a")], [h("a"), h("b")]], [[h("a"), h("b")], [h("b"), h("a")]]):
+        merged = rrf_merge(rankings, k=2)
+        assert [m.payload["parent_id"] for m in merged] == ["a", "b"]
+        assert merged[0].score == merged[1].score
+
+
+def _tied_points(order):
+    """Two parents with equal RRF scores: one first by dense, the other first by BM25."""
+    from evidence_pipeline_tests.test_store import DIM, make_points
+
+    near = [1.0] + [0.0] * (DIM - 1)
+    far = [2**-0.5, 2**-0.5] + [0.0] * (DIM - 2)
+    texts = {"d/b-dense": ["flow limits"], "d/a-sparse": ["flow rate limits"]}
+    vectors = {"flow limits": near, "flow rate limits": far}
+    points = make_points("d", {p: texts[p] for p in order}, dense=lambda t: vectors[t])
+    return points, near
+
+
+@pytest.mark.filterwarnings("ignore:Payload indexes have no effect in the local Qdrant")
+@pytest.mark.parametrize("order", [("d/b-dense", "d/a-sparse"), ("d/a-sparse", "d/b-dense")])
+def test_store_ties_come_back_in_parent_id_order(backend, order):
+    from evidence_pipeline.sparse import SparseEncoder
+
+    points, query = _tied_points(order)
+    store = backend()
+    store.ensure_collection(len(query))
+    store.replace_document("d", points)
+    sparse = SparseEncoder().encode_query("flow rate")
+    for _ in range(3):
+        hits = store.hybrid_search(query, sparse, 2)
+        assert [h.payload["parent_id"] for h in hits] == ["d/a-sparse", "d/b-dense"]
+        assert hits[0].score == hits[1].score
+        assert [h.payload["parent_id"] for h in store.hybrid_search(query, sparse, 1)] == ["d/a-sparse"]
+
+
+@pytest.mark.parametrize(
+    "query, k, budget, message",
+    [("", None, None, "the query is empty"), ("  \t", None, None, "the query is empty"),
+     ("flow", 0, None, "k must be at least 1, not 0"), ("flow", -1, None, "k must be at least 1, not -1"),
+     ("flow", None, 0, "the token budget must be at least 1, not 0")],
+)
+def test_search_api_rejects_bad_input(query, k, budget, message, tmp_path):
+    import evidence_pipeline
+    from evidence_pipeline.settings import StoreSettings
+
+    with pytest.raises(ValueError, match=message):
+        evidence_pipeline.search(query, k, token_budget=budget, store_settings=StoreSettings(path=str(tmp_path / "none")))
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    """Three copies of the hand-made SOP under three ids, embedded for real: a dozen parents."""
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.pipeline import ingest_parsed
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store import open_store
+
+    settings = StoreSettings(path=str(tmp_path_factory.mktemp("small") / "store"))
+    with open_store(settings) as store:
+        for n in range(3):
+            doc = lnp_doc(extra_rows=3).model_copy(update={"doc_id": f"SOP-88{n}0", "content_hash": f"{n}" * 64})
+            ingest_parsed(doc, store, Embedder(), token_counter(None))
+    return settings
+
+
+def _parents(settings) -> set[str]:
+    from evidence_pipeline.store import open_store
+
+    with open_store(settings) as store:
+        return {p.payload["parent_id"] for doc in store.document_hashes() for p in store.iter_points(doc)}
+
+
+def test_token_budget_is_applied_before_k(small_store):
+    from evidence_pipeline.retrieval import DEFAULT_K, search
+
+    parents = _parents(small_store)
+    assert len(parents) > DEFAULT_K  # otherwise the default k could not cut the list
+    assert len(search("pump flow rate limits", store_settings=small_store)) == DEFAULT_K
+    everything = search("pump flow rate limits", token_budget=10**6, store_settings=small_store)
+    assert {h.parent_id for h in everything} == parents
+    assert len(search("pump flow rate limits", 2, token_budget=10**6, store_settings=small_store)) == 2
+
+
+def test_budget_note_when_the_first_parent_alone_is_larger(small_store):
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.retrieval import budget_note, context_texts, search
+
+    count = token_counter(None).count
+    [hit] = search("pump flow rate limits", token_budget=50, store_settings=small_store)
+    size = count(context_texts([hit])[0])
+    assert size > 50
+    assert budget_note([hit], 50, count) == f"the first result alone is {size} tokens, over the budget of 50"
+    assert budget_note([hit], size, count) is None

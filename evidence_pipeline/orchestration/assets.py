@@ -18,6 +18,7 @@ from evidence_pipeline import pipeline
 from evidence_pipeline.corpus import doc_id_for, scan
 from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.orchestration.batching import BACKFILL_POLICY, each, partition_keys, run_batched
+from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import CorpusResource, EmbedderResource, ParserResource, StoreResource
 from evidence_pipeline.records import ChildUnit, EvidenceUnit, ParsedDoc, SourceDocument, sha256_file
 from evidence_pipeline.sparse import SparseEncoder
@@ -91,6 +92,17 @@ def raw_pdfs(context: dg.AssetExecutionContext, config: RawDocumentConfig, corpu
 
     def read(key: str):
         path = found.get(key)
+        if path is None and not config.path:
+            # A document ingested from outside the corpus folder (`evidence-pipeline ingest
+            # /elsewhere/x.pdf`): its latest materialization recorded where it was read.
+            recorded = latest_metadata(context.instance, "raw_pdfs", [key]).get(key, {}).get("path")
+            if recorded:
+                path = Path(recorded)
+                if not path.is_file():
+                    raise dg.Failure(
+                        description=f"partition {key!r}: no such file in corpus folder {corpus.root}, "
+                        f"and its recorded source {recorded} is gone"
+                    )
         if path is None or not path.is_file():
             raise dg.Failure(description=f"partition {key!r}: no such file in corpus folder {corpus.root}")
         doc = SourceDocument(doc_id=doc_id_for(path), path=str(path), content_hash=sha256_file(str(path)), size_bytes=path.stat().st_size)

@@ -202,6 +202,8 @@ def ingest_paths(
             summary.skipped.append(f"{path}: same document id as {by_key[key]}")
             continue
         by_key[key] = path
+    if not by_key:
+        return summary
     registered = set(instance.get_dynamic_partitions(documents.name))
     new = [k for k in by_key if k not in registered]
     if new:

@@ -241,7 +241,8 @@ class ServerStore:
             self.collection,
             group_by="parent_id",
             group_size=1,
-            limit=k,
+            # Twice the groups asked for: parents tied at the k-th place are all seen, then cut.
+            limit=2 * k,
             query_filter=flt,
             with_payload=True,
             **query,
@@ -251,7 +252,7 @@ class ServerStore:
             best = group.hits[0]
             hits.append(StoredHit(id=str(best.id), score=float(best.score), payload=dict(best.payload or {})))
         # Equal scores in parent id order, so a query gives one order on every run.
-        return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))
+        return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
 def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
