@@ -102,3 +102,38 @@ def test_materializations_carry_metadata(env):
         dg.AssetRecordsFilter(asset_key=dg.AssetKey("qdrant_points"), asset_partitions=[key]), limit=1
     ).records[0].asset_materialization
     assert mat.metadata["points"].value > 10
+
+
+def test_document_outside_the_corpus_rematerializes_from_its_recorded_path(tmp_path):
+    """`ingest /elsewhere/x.md` records the path; a run from the UI or the schedule (no
+    config) reads it from there, and refuses with the reason once that file is gone."""
+    from evidence_pipeline.orchestration.assets import raw_pdfs
+    from evidence_pipeline.orchestration.history import latest_metadata
+
+    (tmp_path / "corpus").mkdir()
+    source = tmp_path / "elsewhere" / "outside.md"
+    source.parent.mkdir()
+    source.write_text("# Outside\n\nA document kept outside the corpus folder.\n")
+    resources = {"corpus": CorpusResource(root=str(tmp_path / "corpus"))}
+    key = partition_key(doc_id_for(source))
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("documents", [key])
+        config = {"ops": {"raw_pdfs": {"config": {"path": str(source)}}}}
+        assert dg.materialize([raw_pdfs], partition_key=key, instance=instance, resources=resources, run_config=config).success
+        # As the UI or the schedule launch it: no path in the config.
+        again = dg.materialize([raw_pdfs], partition_key=key, instance=instance, resources=resources)
+        assert again.success
+        assert latest_metadata(instance, "raw_pdfs", [key])[key]["path"] == str(source)
+        source.unlink()
+        gone = dg.materialize([raw_pdfs], partition_key=key, instance=instance, resources=resources, raise_on_error=False)
+        assert not gone.success
+        [failure] = [e for e in gone.all_events if e.is_step_failure]
+        description = failure.step_failure_data.user_failure_data.description
+        assert description == (
+            f"partition {key!r}: no such file in corpus folder {tmp_path / 'corpus'}, and its recorded source {source} is gone"
+        )
+        # A key never materialized keeps the plain reason.
+        instance.add_dynamic_partitions("documents", ["never-seen"])
+        unknown = dg.materialize([raw_pdfs], partition_key="never-seen", instance=instance, resources=resources, raise_on_error=False)
+        [failure] = [e for e in unknown.all_events if e.is_step_failure]
+        assert failure.step_failure_data.user_failure_data.description.endswith(f"no such file in corpus folder {tmp_path / 'corpus'}")
