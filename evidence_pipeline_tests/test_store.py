@@ -245,8 +245,10 @@ def test_search_on_an_empty_or_missing_store(backend):
 def test_open_store_picks_the_backend(tmp_path):
     with open_store(StoreSettings(path=str(tmp_path / "s"))) as store:
         assert isinstance(store, EdgeStore)
-    with open_store(StoreSettings(url="http://127.0.0.1:1")) as store:
-        assert isinstance(store, ServerStore)
+    # A URL means the server backend; it is probed on opening, so no server -> one StoreError.
+    with pytest.raises(StoreError, match="cannot reach Qdrant at http://127.0.0.1:1 "):
+        with open_store(StoreSettings(url="http://127.0.0.1:1")):
+            pass
 
 
 _CHILD = textwrap.dedent(
