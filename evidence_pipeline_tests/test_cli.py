@@ -136,6 +136,15 @@ def test_ingest_with_one_bad_file_exits_1_with_one_line_and_no_trace(capsys, tmp
     assert code == 0 and out.startswith("ingested 0 of 1 documents (1 unchanged")
 
 
+def test_failure_line_names_the_file_once_on_one_line():
+    from evidence_pipeline.orchestration.runner import DocumentOutcome
+
+    relative = Path("docs/corrupt.pdf")
+    for error in (f"{relative.resolve()}: corrupt PDF:\n  bad xref", f"{relative}: corrupt PDF: bad xref", "corrupt PDF: bad xref"):
+        outcome = DocumentOutcome(relative, "corrupt", False, error=error)
+        assert outcome.failure_line() == "docs/corrupt.pdf: corrupt PDF: bad xref"
+
+
 def test_console_script_exit_codes(tmp_path):
     """The installed entry point returns the codes (no torch is loaded on these paths)."""
     exe = Path(sys.executable).with_name("evidence-pipeline")

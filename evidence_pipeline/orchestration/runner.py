@@ -31,8 +31,11 @@ class DocumentOutcome:
     def failure_line(self) -> str:
         """``<file>: <cause>`` on one line (a cause that already opens with the file is not repeated)."""
         reason = " ".join((self.error or "failed").split())
-        prefix = f"{self.path}: "
-        return prefix + (reason[len(prefix) :] if reason.startswith(prefix) else reason)
+        for named in (f"{self.path}: ", f"{self.path.resolve()}: "):
+            if reason.startswith(named):
+                reason = reason[len(named) :]
+                break
+        return f"{self.path}: {reason}"
 
 
 @dataclass
