@@ -15,7 +15,7 @@ The card needs only the first pages (``CARD_PAGES``): a document parsed with
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -98,7 +98,7 @@ _TITLE_LABEL = re.compile(
 )
 _FIELD_LABEL = re.compile(r"^[A-Z][A-Za-z ()/&]{1,40}[:：]")
 _ORG_LABEL = re.compile(
-    r"\b(?:sponsor|owner|issued by|prepared by|study applicant|research institution|affiliation)\s*[:：]\s*"
+    r"\b(?:sponsor|issued by|prepared by|study applicant|research institution|affiliation)\s*[:：]\s*"
     r"([^:：|]{3,80}?)(?=\s+[A-Z][\w ]{1,25}[:：]|\s*\||$)",
     re.I,
 )
@@ -250,11 +250,11 @@ def _mentioned_org(first: list[Line]) -> tuple[str | None, list[str]]:
     for line in first:
         m = _TICKER_MENTION.search(line.text)
         if m:
-            before = re.split(r"[-–—]{1,2}\s*|\)\s*", line.text[: m.start()])[-1].strip(" ,")
-            words = re.findall(r"[A-Z][\w.&'-]*(?:,? (?:Inc\.|Corp\.|plc|Ltd\.))?", before)
-            if words:
-                name = re.search(r"((?:[A-Z][\w.&'-]*,?\s+){0,5}[A-Z][\w.&'-]*)\s*$", before)
-                return (name.group(1).strip(" ,") if name else before), [m.group(1)]
+            # the capitalised words just before it, after a dateline dash or a wire's ")"
+            before = re.split(r"\s[-–—]{1,2}\s*|--|\)\s*", line.text[: m.start()])[-1].strip(" ,")
+            name = re.search(r"((?:[A-Z][\w.&'-]*,?\s+){0,5}[A-Z][\w.&'-]*)$", before)
+            if name:
+                return name.group(1).strip(" ,"), [m.group(1)]
     for line in first:
         m = _ORG_LABEL.search(line.text)
         if m:
@@ -369,7 +369,7 @@ def _good_title(text: str) -> bool:
         len(text.split()) >= 3
         and not _FIELD_LABEL.match(text)
         and not _BOILERPLATE.match(text)
-        and not find_dates(text) == [text]
+        and not (parse_date(text) and len(text) < 30)
         and not re.match(r"(version|date|rev)\b", text, re.I)
     )
 
@@ -383,11 +383,12 @@ def _continue(value: str, first: list[Line], start: int, anchor: Line) -> str:
         block = line.block
         if block is None or prev is None or block.bbox is None or prev.bbox is None or block.page != prev.page:
             break
-        height = min(prev.bbox.height, 14.0 * max(1, round(prev.bbox.height / 14.0)))
-        line_h = block.bbox.height
+        # the parser gives no font size: a line's box height stands in for it; centred title
+        # lines may be double spaced
+        height = min(prev.bbox.height, block.bbox.height)
         gap = block.bbox.t - prev.bbox.b
         centred = abs((block.bbox.l + block.bbox.r) - (prev.bbox.l + prev.bbox.r)) < 8
-        if gap < -2 or gap > (2.0 if centred else 0.9) * min(height, line_h) + 4:
+        if gap < -2 or gap > (2.0 if centred else 0.9) * height + 4:
             break
         if _FIELD_LABEL.match(line.text) or line.text.startswith("(") or parts[-1].rstrip().endswith((".", ":")):
             break
@@ -399,13 +400,15 @@ def _continue(value: str, first: list[Line], start: int, anchor: Line) -> str:
 
 
 def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
-    """Identifiers the document declares for itself: ids in its title, running headers and
-    footers, labelled numbers ("Protocol Number: AFL19006"), registry and file numbers."""
+    """Identifiers the document declares for itself: ids in its title and in headers or footers
+    repeated on several pages, labelled numbers ("Protocol Number: AFL19006"), registry and file numbers."""
     found: list[str] = []
+    running: dict[str, set[int]] = defaultdict(set)
     for line in lines:
-        own = line.label in ("page_header", "page_footer", "title")
         for m in _IDENTIFIER.finditer(line.text):
-            if own or m.group(0).startswith("NCT"):
+            if line.label in ("page_header", "page_footer"):
+                running[m.group(0)].add(line.page)
+            elif line.label == "title" or m.group(0).startswith("NCT"):
                 found.append(m.group(0))
         for m in _FILE_NUMBER.finditer(line.text):
             found.append(m.group(1))
@@ -413,6 +416,7 @@ def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
             for m in _LABELLED_ID.finditer(line.text):
                 if re.search(r"\d", m.group(1)) and not find_dates(m.group(1)):
                     found.append(m.group(1).rstrip(".,"))
+    found.extend(ident for ident, pages in running.items() if len(pages) > 1)  # a running header
     # the file name is part of the document as it was handed over (registries name files by id)
     found.extend(m.group(0) for m in _IDENTIFIER.finditer(doc.doc_id))
     found.extend(m.group(0) for m in _IDENTIFIER.finditer(title))
@@ -423,9 +427,8 @@ def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
 # --------------------------------------------------------------------------- dates and names
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+MONTHS_BY_PREFIX = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+_MONTH = r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE_PATTERNS = [
     (re.compile(_MONTH + r"\s+(\d{1,2})\s*(?:st|nd|rd|th)?,?\s+(\d{4})", re.I), ("m", "d", "y")),
     (re.compile(r"(\d{1,2})\s+" + _MONTH + r",?\s+(\d{4})", re.I), ("d", "m", "y")),
@@ -438,26 +441,16 @@ _CORPORATE_SUFFIX = re.compile(
 )
 
 
-def _month(token: str) -> int:
-    token = token.lower().rstrip(".")
-    return next(v for k, v in MONTHS.items() if k.startswith(token[:3]))
-
-
 def _dates_with_spans(text: str) -> list[tuple[int, date]]:
     out = []
     for pattern, order in _DATE_PATTERNS:
         for m in pattern.finditer(text):
-            values = m.groups()
+            parts = dict(zip(order, m.groups()))
+            month = int(parts["mn"]) if "mn" in parts else MONTHS_BY_PREFIX.get(parts["m"].lower()[:3])
             try:
-                if order == ("y", "mn", "d"):
-                    found = date(int(values[0]), int(values[1]), int(values[2]))
-                elif order[0] == "m":
-                    found = date(int(values[2]), _month(values[0]), int(values[1]))
-                else:
-                    found = date(int(values[2]), _month(values[1]), int(values[0]))
-            except (ValueError, StopIteration):
+                out.append((m.start(), date(int(parts["y"]), month or 0, int(parts["d"]))))
+            except ValueError:
                 continue
-            out.append((m.start(), found))
     return sorted(out, key=lambda x: x[0])
 
 
