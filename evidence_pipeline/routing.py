@@ -145,31 +145,32 @@ class CardPeriod:
 
 
 def period_score(period: CardPeriod, ref: PeriodRef) -> float:
-    """How well a card's period answers ``ref`` (0..1)."""
-    if period.end is None and period.fiscal_year is None:
-        return 0.0
-    end, span, months = period.end, period.span, period.months
-    card = period
+    """How well a card's period answers ``ref`` (0..1). A quarter matches the stated fiscal
+    quarter exactly, else the calendar quarter by overlap (either reading of "Q1 2023" is
+    plausible when the query does not say "fiscal"); an end date matches within three days,
+    a month ("quarter ended July 2023") when the period ends in it or in its first week."""
+    end = period.end
     if ref.end is not None:
         if end is None:
             return 0.0
         if ref.month_only:
-            return 1.0 if (end - timedelta(days=7)).strftime("%Y%m") <= ref.end.strftime("%Y%m") <= end.strftime("%Y%m") else 0.4 * math.exp(-abs((end - ref.end).days) / 60)
+            month = (ref.end.year, ref.end.month)
+            early = end - timedelta(days=7)
+            if (early.year, early.month) <= month <= (end.year, end.month):
+                return 1.0
         days = abs((end - ref.end).days)
-        return 1.0 if days <= 3 else 0.4 * math.exp(-days / 60)
+        return 1.0 if days <= 3 and not ref.month_only else 0.4 * math.exp(-days / 60)
     if ref.quarter is not None:
-        if card.fiscal_quarter == ref.quarter and card.fiscal_year == ref.year:
+        if period.fiscal_quarter == ref.quarter and period.fiscal_year == ref.year:
             return 1.0
-        if span is None:
+        if period.span is None:
             return 0.0
-        calendar = _overlap_score(_quarter_span(ref.year, ref.quarter), span)
-        if months > 3:  # an annual report holds the quarter, but is not the quarter's report
+        calendar = _overlap_score(_quarter_span(ref.year, ref.quarter), period.span)
+        if period.months > 3:  # an annual report holds the quarter, but is not the quarter's report
             calendar = min(calendar, 0.4)
         return (0.6 if ref.fiscal else 0.8) * calendar
-    if card.fiscal_year == ref.year and card.fiscal_quarter is None:
-        return 0.7 if ref.weak else 1.0
-    if card.fiscal_year == ref.year:
-        return 0.5
+    if period.fiscal_year == ref.year:
+        return (0.7 if ref.weak else 1.0) if period.fiscal_quarter is None else 0.5
     if end is not None and end.year == ref.year:
         return 0.4 if ref.fiscal else 0.5
     return 0.0
@@ -190,6 +191,9 @@ class RoutingIndex:
     def __init__(self, cards: Sequence[DocumentCard]):
         self.cards = {c.doc_id: c for c in cards}
         self.periods = {c.doc_id: CardPeriod.of(c) for c in cards if c.period_end or c.fiscal_year}
+        self.type_patterns = {
+            t: re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])", re.I) for t in {c.doc_type for c in cards} if t
+        }
         self.ids: dict[str, set[str]] = defaultdict(set)
         self.names: dict[tuple[str, ...], set[str]] = defaultdict(set)
         self.tickers: dict[str, set[str]] = defaultdict(set)
@@ -230,10 +234,9 @@ class RoutingIndex:
         titles = self._by_title(set(words))
         for doc, coverage in titles.items():
             scores[doc] += TITLE_WEIGHT * coverage
-        lowered = query.lower()
         for doc in list(scores):
-            doc_type = self.cards[doc].doc_type
-            if doc_type and re.search(rf"(?<![\w-]){re.escape(doc_type.lower())}(?![\w-])", lowered):
+            pattern = self.type_patterns.get(self.cards[doc].doc_type)
+            if pattern is not None and pattern.search(query):
                 scores[doc] += TYPE_WEIGHT
         refs = query_periods(query)
         if refs:

@@ -102,6 +102,14 @@ def test_protocol_labelled_number_and_sponsor(corpora, first_pages):
     assert card.title.startswith("Prospective Clinical Evaluation of the Safety and Efficacy")
 
 
+def test_scanned_page_without_text(corpora, first_pages):
+    # a one-page scan with no text layer: only the file name speaks for it
+    card = build_card(first_pages(corpora / "clinical-protocols" / "pdfs" / "NCT06155240_Prot_SAP_000.pdf"))
+    assert card.title == card.doc_id == "NCT06155240_Prot_SAP_000"
+    assert card.identifiers == ["NCT06155240"]
+    assert card.organisation is None and card.period_end is None
+
+
 def test_sop_cards_match_the_generator_truth(sample_corpus, first_pages):
     truth_dir = sample_corpus.parent / "truth"
     for pdf in sorted(sample_corpus.glob("*.pdf")):
