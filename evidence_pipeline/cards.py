@@ -104,7 +104,8 @@ _ORG_LABEL = re.compile(
 )
 _IDENTIFIER = re.compile(r"\b[A-Z]{2,6}(?:-[A-Z0-9]{1,6})*-\d{2,6}\b|(?<![A-Za-z0-9])NCT\d{8}(?![0-9])")
 _LABELLED_ID = re.compile(
-    r"\b(?:protocol|document|project|study|iras|registration)\s+(?:number|no\.?|id)\s*[:：–-]?\s*([A-Z0-9][\w./-]{2,20})",
+    r"\b(?:protocol|document|project|study|iras|registration)\s+(?:number|no\.?|id)\s*[:：–-]?\s*"
+    r"([A-Z0-9][\w./-]{2,20})",
     re.I,
 )
 _BOILERPLATE = re.compile(

@@ -45,7 +45,9 @@ _QUARTER = [
     re.compile(r"\bQ([1-4])\s*(?:FY|fiscal(?:\s+year)?)?\s*['’]?\s*(\d{4}|\d{2})\b", re.I),
     re.compile(r"\b(?:FY|fiscal(?:\s+year)?)\s*['’]?(\d{4}|\d{2})\s*Q([1-4])\b", re.I),
     re.compile(r"\b(\d{4})\s*Q([1-4])\b", re.I),
-    re.compile(r"\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?(fiscal\s+(?:year\s+)?)?(\d{4})", re.I),
+    re.compile(
+        r"\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?(fiscal\s+(?:year\s+)?)?(\d{4})", re.I
+    ),
     re.compile(r"\b(fiscal\s+(?:year\s+)?)?(\d{4})\s+(first|second|third|fourth)\s+quarter\b", re.I),
 ]
 _FISCAL_YEAR = re.compile(r"\b(?:FY\s*['’]?|fiscal\s+(?:year\s+)?)(\d{4}|\d{2})\b", re.I)
@@ -88,7 +90,8 @@ def query_periods(query: str) -> list[PeriodRef]:
             elif i == 2:
                 refs.append(PeriodRef(int(g[0]), int(g[1])))
             elif i == 3:
-                refs.append(PeriodRef(int(g[2]), ORDINALS[g[0].lower()], fiscal=bool(g[1]) or "fiscal" in m.group(0).lower()))
+                fiscal = bool(g[1]) or "fiscal" in m.group(0).lower()
+                refs.append(PeriodRef(int(g[2]), ORDINALS[g[0].lower()], fiscal=fiscal))
             else:
                 refs.append(PeriodRef(int(g[1]), ORDINALS[g[2].lower()], fiscal=bool(g[0])))
             spans.append(m.span())

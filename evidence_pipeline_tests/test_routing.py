@@ -72,7 +72,9 @@ def test_near_twin_titles(sop_cards):
     """Two documents that differ by one title word (cards of a real SOP, retitled as twins)."""
     base = next(c for c in sop_cards if c.doc_id == "SOP-MFG-231")
     twins = [
-        base.model_copy(update={"doc_id": f"TWIN-{n}", "title": f"Column Chromatography Elution, Line {n}", "identifiers": []})
+        base.model_copy(
+            update={"doc_id": f"TWIN-{n}", "title": f"Column Chromatography Elution, Line {n}", "identifiers": []}
+        )
         for n in (1, 3)
     ]
     index = RoutingIndex([*sop_cards, *twins])
