@@ -229,7 +229,10 @@ def _names(lines: list[Line], organisation: str | None) -> tuple[list[str], list
         if organisation and words & org_words and len(quoted.split()) <= 4:
             names.append(re.sub(r"\s+", " ", quoted).strip(" ,;."))
     tickers = _trading_symbols(lines) + _TICKER_MENTION.findall(text)
-    return list(dict.fromkeys(names)), list(dict.fromkeys(tickers))
+    spellings: dict[str, str] = {}
+    for name in names:  # one spelling per name, the first seen
+        spellings.setdefault(name.lower(), name)
+    return list(spellings.values()), list(dict.fromkeys(tickers))
 
 
 def _trading_symbols(lines: list[Line]) -> list[str]:
@@ -358,11 +361,13 @@ def _title(doc: ParsedDoc, first: list[Line]) -> str:
         starts = [i for i, ln in enumerate(first) if ln.text == doc.title]
         if starts and (first[starts[0]].block and first[starts[0]].block.label == "title"):
             return _continue(doc.title, first, starts[0] + 1, first[starts[0]])
-    for i, line in enumerate(first):
+    for i, line in enumerate(first):  # the first title-like line from the top of the first page
         if line.label in ("page_header", "page_footer", "table_cell") or not _good_title(line.text):
             continue
+        if line.label in ("paragraph", "list_item") and (line.text[0].islower() or len(line.text.split()) > 40):
+            continue  # a sentence carried over from a previous page, or body text
         return _continue(line.text, first, i + 1, line)
-    return doc.title or doc.doc_id
+    return doc.title.strip() or doc.doc_id
 
 
 def _good_title(text: str) -> bool:
@@ -378,7 +383,7 @@ def _good_title(text: str) -> bool:
 def _continue(value: str, first: list[Line], start: int, anchor: Line) -> str:
     """Append the lines that continue a title: same page, just below, similar line height,
     not a labelled field, not a parenthesised note."""
-    parts = [value]
+    parts = [_clean(value)]
     prev = anchor.block
     for line in first[start : start + 4]:
         block = line.block
@@ -395,9 +400,16 @@ def _continue(value: str, first: list[Line], start: int, anchor: Line) -> str:
             break
         if block.label in ("page_header", "page_footer") or find_dates(line.text):
             break
-        parts.append(line.text)
+        if prev.label in ("title", "section_header") and block.label == "paragraph" and len(line.text.split()) > 15:
+            break  # body text under a heading
+        parts.append(_clean(line.text))
         prev = block
     return " ".join(parts)
+
+
+def _clean(text: str) -> str:
+    """Without leading bullets or control characters and surrounding spaces."""
+    return re.sub(r"^[^\w(“\"'<]+|[^\w.)”\"'>]+$", "", text)
 
 
 def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
