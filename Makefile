@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-sec bench parse-quality
+.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-sec eval-finance bench parse-quality
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -40,6 +40,11 @@ eval: corpus
 
 eval-sec: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec
+
+# FinanceBench's filings (900 pages): the questions curated by
+# `python -m evidence_pipeline.evaluation.curate_financebench` (decisions beside the file).
+eval-finance: install
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/financebench-dev/pdfs --questions data/questions/financebench.jsonl --out data/reports/eval-finance
 
 bench: install
 	$(BIN)/evidence-pipeline bench --out data/reports/bench
