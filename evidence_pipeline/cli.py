@@ -74,8 +74,15 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from evidence_pipeline.samples import generate_corpus
+    from evidence_pipeline.tools import TOOLS_EXTRA_HINT, missing_tools_dependency
 
+    try:
+        from evidence_pipeline.tools.samples.corpus import generate_corpus
+    except ModuleNotFoundError as exc:
+        if not missing_tools_dependency(exc):
+            raise
+        print(f"error: the sample generator needs {exc.name}; {TOOLS_EXTRA_HINT}", file=sys.stderr)
+        return 2
     paths = generate_corpus(Path(args.out))
     print(f"wrote {len(paths)} documents to {args.out}")
     return 0

@@ -374,7 +374,7 @@ def score_generated(doc: ParsedDoc, truth) -> GeneratedRow:
 
 
 def generated_section(parse: Callable[[Path], ParsedDoc], pdfs: Sequence[Path], truth_dir: Path) -> dict:
-    from evidence_pipeline.samples import SampleTruth
+    from evidence_pipeline.tools.samples.truth import SampleTruth
 
     rows = []
     for pdf in pdfs:
@@ -619,7 +619,7 @@ def run_report(
     with tempfile.TemporaryDirectory(prefix="parse-quality-") as tmp:
         gen_pdfs: list[Path] = []
         if generated or corpora:
-            from evidence_pipeline.samples import generate_corpus
+            from evidence_pipeline.tools.samples.corpus import generate_corpus
 
             gen_pdfs = generate_corpus(Path(tmp) / "corpus")
         # Warm-up and the 50-conversion memory check use a one- or two-page PDF.
