@@ -74,15 +74,13 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from evidence_pipeline.tools import TOOLS_EXTRA_HINT, missing_tools_dependency
+    from evidence_pipeline.tools import missing_tools
 
-    try:
-        from evidence_pipeline.tools.samples.corpus import generate_corpus
-    except ModuleNotFoundError as exc:
-        if not missing_tools_dependency(exc):
-            raise
-        print(f"error: the sample generator needs {exc.name}; {TOOLS_EXTRA_HINT}", file=sys.stderr)
+    if (reason := missing_tools()) is not None:
+        print(f"error: the sample generator needs {reason}", file=sys.stderr)
         return 2
+    from evidence_pipeline.tools.samples.corpus import generate_corpus
+
     paths = generate_corpus(Path(args.out))
     print(f"wrote {len(paths)} documents to {args.out}")
     return 0
@@ -155,12 +153,20 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
     if missing:
         print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
         return 2
+    generated = args.generated or not chosen
+    if generated or corpora:  # both use PDFs that the sample generator writes
+        from evidence_pipeline.tools import missing_tools
+
+        if (reason := missing_tools()) is not None:
+            print(f"error: --generated and --corpora need the sample generator: {reason}", file=sys.stderr)
+            return 2
     progress = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run_report(docling_tests=docling_tests, generated=args.generated or not chosen, corpora=corpora, progress=progress)
+    report = run_report(docling_tests=docling_tests, generated=generated, corpora=corpora, progress=progress)
+    data = report.model_dump(mode="json")
     if args.out:
-        Path(args.out).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
-    print(json.dumps(report, ensure_ascii=False) if args.json else render_text(report))
+    print(json.dumps(data, ensure_ascii=False) if args.json else render_text(report))
     return 0
 
 
