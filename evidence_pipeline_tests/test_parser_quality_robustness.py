@@ -63,7 +63,7 @@ def test_robustness_section_keeps_going_past_a_broken_file_and_renders(sample_co
     assert (section.ok, section.failed) == (1, 1)
     assert [f.name for f in section.files] == ["SOP-MFG-231.pdf", "a-broken.pdf"]  # in path order
     assert section.failures[0].startswith("mixed/a-broken.pdf: ")
-    assert section.speed.files == 1 and section.speed.pages == 2 and section.speed.pages_per_s > 0
+    assert section.speed.files == 2 and section.speed.pages == 2  # the failed file is timed too and section.speed.pages_per_s > 0
     assert section.largest_10q is None and section.memory_growth is None and section.statements == {}
     report = ParserQualityReport(parser="p", cpus=2, load_avg_start=[0.0], robustness=section)
     text = render_text(report)
