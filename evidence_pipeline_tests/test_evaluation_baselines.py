@@ -8,8 +8,7 @@ from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.evaluation.baselines import Bm25Windows, bm25_tokens, fixed_windows, full_text, pages_between
 from evidence_pipeline.evaluation.metrics import whitespace_spans
 from evidence_pipeline.evaluation.systems import Tokenizer
-from evidence_pipeline.records import ParsedDoc, TextBlock
-from evidence_pipeline_tests.docs import lnp_doc
+from evidence_pipeline_tests.docs import calibration_register, lnp_doc
 
 
 def test_full_text_in_reading_order_without_furniture():
@@ -54,23 +53,6 @@ def test_overlap_must_be_smaller_than_the_window():
         fixed_windows(lnp_doc(), whitespace_spans, size=10, overlap=10)
 
 
-def _calibration_doc(doc_id: str, first_tag: int) -> ParsedDoc:
-    """A calibration register: one paragraph per instrument tag, near-identical wording."""
-    blocks = [
-        TextBlock(
-            id=f"b{i}",
-            label="paragraph",
-            text=f"Instrument PT-{first_tag + 19 * i} on the Suite B2 skid is calibrated every {6 + i % 3 * 6} months "
-            f"against the reference gauge; record the result in the calibration log.",
-            order=i,
-            page=1 + i // 10,
-        )
-        for i in range(30)
-    ]
-    return ParsedDoc(doc_id=doc_id, source=f"{doc_id}.pdf", title=doc_id, n_pages=3, content_hash="0" * 64,
-                     parser="test", blocks=blocks)
-
-
 def test_bm25_tokens_are_lower_cased_word_runs():
     assert bm25_tokens("Under SOP-QA-070, sample 2.4* mL of Lot_A12!") == [
         "under", "sop", "qa", "070", "sample", "2", "4", "ml", "of", "lot_a12"
@@ -78,7 +60,7 @@ def test_bm25_tokens_are_lower_cased_word_runs():
 
 
 def test_bm25_windows_rank_the_window_with_the_exact_identifier_first():
-    docs = [_calibration_doc("SOP-ENG-114", 1101), _calibration_doc("SOP-ENG-411", 1102)]
+    docs = [calibration_register("SOP-ENG-114", 1101), calibration_register("SOP-ENG-411", 1102)]
     index = Bm25Windows()
     for doc in docs:
         index.add(fixed_windows(doc, whitespace_spans, size=60, overlap=8))
@@ -90,7 +72,7 @@ def test_bm25_windows_rank_the_window_with_the_exact_identifier_first():
 
 
 def test_bm25_windows_break_ties_by_document_then_window_order():
-    twin_a, twin_b = _calibration_doc("B-doc", 1101), _calibration_doc("A-doc", 1101)  # same text
+    twin_a, twin_b = calibration_register("B-doc", 1101), calibration_register("A-doc", 1101)  # same text
     index = Bm25Windows()
     index.add(fixed_windows(twin_a, whitespace_spans, size=60, overlap=8))
     index.add(fixed_windows(twin_b, whitespace_spans, size=60, overlap=8))

@@ -1,4 +1,4 @@
-"""End to end: `evidence-pipeline eval` on two generated SOPs, all four systems."""
+"""End to end: `evidence-pipeline eval` on two generated SOPs, all five systems."""
 
 from __future__ import annotations
 
@@ -82,3 +82,10 @@ def test_bad_question_file_is_a_clear_error(tmp_path: Path, capsys):
     bad.write_text('{"id": "x"}\n')
     assert main(["eval", "--docs", str(tmp_path), "--questions", str(bad)]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
+
+
+def test_cli_offers_every_system(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--docs", str(tmp_path), "--questions", "q.jsonl", "--systems", "bm25"])
+    err = capsys.readouterr().err
+    assert "choose from " + ", ".join(f"'{s}'" for s in SYSTEMS) in err
