@@ -18,6 +18,8 @@ from pathlib import Path
 
 from evidence_pipeline.evaluation.parser_quality.models import ProcessProbe
 
+PROBE_MODULE = "evidence_pipeline.evaluation.parser_quality.memory"  # run with python -m
+
 
 def peak_rss_mb() -> float:
     """ru_maxrss of this process, in MB (kilobytes on Linux)."""
@@ -60,7 +62,7 @@ def probe(path: Path) -> dict[str, float]:
 def fresh_process_probe(path: Path, timeout_s: float = 900.0) -> ProcessProbe:
     """Run ``probe`` in a new interpreter and report its peak RSS (imports included)."""
     proc = subprocess.run(
-        [sys.executable, "-m", __name__, str(path)], capture_output=True, text=True, timeout=timeout_s
+        [sys.executable, "-m", PROBE_MODULE, str(path)], capture_output=True, text=True, timeout=timeout_s
     )
     if proc.returncode != 0:
         return ProcessProbe(file=path.name, error=(proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1])
@@ -71,7 +73,7 @@ def fresh_process_probe(path: Path, timeout_s: float = 900.0) -> ProcessProbe:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print(f"usage: python -m {__name__} FILE", file=sys.stderr)
+        print(f"usage: python -m {PROBE_MODULE} FILE", file=sys.stderr)
         return 2
     print(json.dumps(probe(Path(args[0]))))
     return 0
