@@ -137,7 +137,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from evidence_pipeline.samples import generate_corpus
+    from evidence_pipeline.tools import missing_tools
+
+    if (reason := missing_tools()) is not None:
+        print(f"error: the sample generator needs {reason}", file=sys.stderr)
+        return 2
+    from evidence_pipeline.tools.samples.corpus import generate_corpus
 
     paths = generate_corpus(Path(args.out))
     print(f"wrote {len(paths)} documents to {args.out}")
@@ -226,12 +231,20 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
     if missing:
         print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
         return 2
+    generated = args.generated or not chosen
+    if generated or corpora:  # both use PDFs that the sample generator writes
+        from evidence_pipeline.tools import missing_tools
+
+        if (reason := missing_tools()) is not None:
+            print(f"error: --generated and --corpora need the sample generator: {reason}", file=sys.stderr)
+            return 2
     progress = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run_report(docling_tests=docling_tests, generated=args.generated or not chosen, corpora=corpora, progress=progress)
+    report = run_report(docling_tests=docling_tests, generated=generated, corpora=corpora, progress=progress)
+    data = report.model_dump(mode="json")
     if args.out:
-        Path(args.out).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
-    print(json.dumps(report, ensure_ascii=False) if args.json else render_text(report))
+    print(json.dumps(data, ensure_ascii=False) if args.json else render_text(report))
     return 0
 
 
@@ -284,13 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out", nargs="?", default="data/corpus")
     p.set_defaults(func=cmd_generate)
 
-    p = sub.add_parser("eval", help="score retrieval against a question file, beside three baselines")
+    p = sub.add_parser("eval", help="score retrieval against a question file, beside four baselines")
     p.add_argument("--docs", required=True, help="folder (or file) of the documents the questions refer to")
     p.add_argument("--questions", required=True, help="JSON Lines question file (shared/eval/FORMAT.md)")
     p.add_argument("--out", help="folder for report.json, report.md and report.png")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    p.add_argument("--systems", nargs="+", default=["fixed512", "hybridchunker", "eu_dense", "full"],
-                   choices=["fixed512", "hybridchunker", "eu_dense", "full"])
+    # evaluation.systems.SYSTEMS, written out so that `--help` does not import the pipeline
+    eval_systems = ["fixed512", "bm25_windows", "hybridchunker", "eu_dense", "full"]
+    p.add_argument("--systems", nargs="+", default=eval_systems, choices=eval_systems)
     p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)

@@ -12,7 +12,7 @@ CORPORA = SHARED / "corpora"
 @pytest.fixture(scope="session")
 def sample_corpus(tmp_path_factory) -> Path:
     """The generated SOP corpus, written once per test session."""
-    from evidence_pipeline.samples import generate_corpus
+    from evidence_pipeline.tools.samples.corpus import generate_corpus
 
     out = tmp_path_factory.mktemp("samples") / "corpus"
     generate_corpus(out)

@@ -57,3 +57,20 @@ def lnp_doc(extra_rows: int = 0) -> ParsedDoc:
     blocks = [b.model_copy(update={"order": o}) for b, o in zip(blocks, [0, 1, 2, 3, 4, 5, 7, 8, 9, 10])]
     table = table.model_copy(update={"order": 6})
     return ParsedDoc(doc_id="SOP-8812", source="SOP-8812.pdf", title="Lipid Nanoparticle Formulation", n_pages=3, content_hash="0" * 64, parser="test", blocks=blocks, tables=[table])
+
+
+def calibration_register(doc_id: str, first_tag: int) -> ParsedDoc:
+    """A calibration register: one paragraph per instrument tag, near-identical wording."""
+    blocks = [
+        TextBlock(
+            id=f"b{i}",
+            label="paragraph",
+            text=f"Instrument PT-{first_tag + 19 * i} on the Suite B2 skid is calibrated every {6 + i % 3 * 6} months "
+            f"against the reference gauge; record the result in the calibration log.",
+            order=i,
+            page=1 + i // 10,
+        )
+        for i in range(30)
+    ]
+    return ParsedDoc(doc_id=doc_id, source=f"{doc_id}.pdf", title=doc_id, n_pages=3, content_hash="0" * 64,
+                     parser="test", blocks=blocks)

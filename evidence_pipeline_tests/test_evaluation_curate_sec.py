@@ -11,7 +11,7 @@ import pytest
 from evidence_pipeline.evaluation import curate_sec
 from evidence_pipeline.evaluation.curate_sec import doc_id_of, reduce_answer
 from evidence_pipeline.evaluation.questions import load_questions
-from evidence_pipeline.samples import build_corpus
+from evidence_pipeline.tools.samples.corpus import build_corpus
 
 
 @pytest.mark.parametrize(

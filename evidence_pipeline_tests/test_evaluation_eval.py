@@ -1,4 +1,4 @@
-"""End to end: `evidence-pipeline eval` on two generated SOPs, all four systems."""
+"""End to end: `evidence-pipeline eval` on two generated SOPs, all five systems."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from evidence_pipeline.cli import main
 from evidence_pipeline.evaluation.metrics import METRICS
 from evidence_pipeline.evaluation.questions import load_questions, write_questions
 from evidence_pipeline.evaluation.systems import SYSTEMS
-from evidence_pipeline.samples import build_corpus, write_questions as write_sample_questions
+from evidence_pipeline.tools.samples.corpus import build_corpus, write_questions as write_sample_questions
 
 DOCS = ("SOP-QA-070", "SOP-QA-007")  # near-twin IDs: only the document decides exact_id questions
 
@@ -82,3 +82,10 @@ def test_bad_question_file_is_a_clear_error(tmp_path: Path, capsys):
     bad.write_text('{"id": "x"}\n')
     assert main(["eval", "--docs", str(tmp_path), "--questions", str(bad)]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
+
+
+def test_cli_offers_every_system(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--docs", str(tmp_path), "--questions", "q.jsonl", "--systems", "bm25"])
+    err = capsys.readouterr().err
+    assert "choose from " + ", ".join(f"'{s}'" for s in SYSTEMS) in err

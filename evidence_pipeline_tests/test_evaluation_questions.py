@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.evaluation.questions import QuestionFileError, load_questions, parse_questions, write_questions
-from evidence_pipeline.samples import write_questions as write_sample_questions
+from evidence_pipeline.tools.samples.corpus import write_questions as write_sample_questions
 
 LINE = {"id": "q17", "question": "Max flow?", "doc_id": "SOP-8812", "answers": ["1.8"], "must_include": ["cooling jacket"], "kind": "table_cell"}
 

@@ -12,7 +12,7 @@ import pytest
 from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser import DoclingParser
 from evidence_pipeline.records import ParsedDoc, Table, sha256_file
-from evidence_pipeline.samples import SampleTruth
+from evidence_pipeline.tools.samples.truth import SampleTruth
 
 
 def _dash(text: str) -> str:

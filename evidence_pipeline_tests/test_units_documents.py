@@ -4,7 +4,7 @@ import pytest
 
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.pipeline import PipelineOptions, evidence_units, split_evidence_units
-from evidence_pipeline.samples import load_truth
+from evidence_pipeline.tools.samples.truth import load_truth
 
 
 @pytest.fixture(scope="module")

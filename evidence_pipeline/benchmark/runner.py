@@ -78,7 +78,7 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
     }
     from evidence_pipeline.embedding import Embedder, token_counter
     from evidence_pipeline.parser import DoclingParser
-    from evidence_pipeline.samples import corpus_questions, generate_corpus
+    from evidence_pipeline.tools.samples.corpus import corpus_questions, generate_corpus
 
     with tempfile.TemporaryDirectory(prefix="evidence-bench-") as tmp:
         work = Path(tmp)

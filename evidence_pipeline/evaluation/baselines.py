@@ -1,14 +1,24 @@
-"""Flat chunks for the baselines: fixed token windows over a document's full text.
+"""Flat chunks for the baselines: fixed token windows over a document's full text, and
+plain BM25 over those windows.
 
 The full text is the parsed document in reading order, page headers and footers
 left out (as the evidence units leave them out), each table written row by row
 with cells joined by `` | `` -- the plain-text form a naive chunker sees. Every
 character remembers its page, so a window knows the pages it covers.
+
+``Bm25Windows`` is the naive lexical baseline: ``rank_bm25.BM25Okapi`` with its
+defaults over the same windows that ``fixed512`` embeds, with the simplest tokenizer
+(``bm25_tokens``). On documents full of identifiers and figures it is the bar a
+retrieval system must clear.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from rank_bm25 import BM25Okapi
 
 from evidence_pipeline.evaluation.metrics import TokenSpans
 from evidence_pipeline.records import FURNITURE_LABELS, ParsedDoc, Table
@@ -97,3 +107,52 @@ def fixed_windows(
             break
         start += size - overlap
     return chunks
+
+
+_WORD = re.compile(r"\w+")
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens: the runs of letters, digits and underscores of ``text.lower()``.
+
+    Nothing more, on purpose: no stop words, no stemming, no compound identifiers, so
+    ``SOP-QA-070`` is ``sop``, ``qa``, ``070`` and ``2.4*`` is ``2``, ``4``. The pipeline's own
+    tokenizer (``sparse.tokenize``) is what this baseline is measured against.
+    """
+    return _WORD.findall(text.lower())
+
+
+class Bm25Windows:
+    """BM25Okapi (k1 1.5, b 0.75, epsilon 0.25: rank-bm25's defaults) over flat chunks.
+
+    The index is built on the first search after chunks were added (BM25's statistics
+    cover the whole collection). Ties in score go to the chunk of the document whose id
+    sorts first, then to the earlier window of that document, so a ranking never
+    depends on the order in which documents were added.
+    """
+
+    def __init__(self) -> None:
+        self._chunks: list[FlatChunk] = []
+        self._position: list[int] = []  # index of each chunk within its document's chunks
+        self._bm25: BM25Okapi | None = None
+
+    def __len__(self) -> int:
+        return len(self._chunks)
+
+    def add(self, chunks: Sequence[FlatChunk]) -> None:
+        """Add one document's chunks, in their order in the document."""
+        self._chunks += chunks
+        self._position += range(len(chunks))
+        self._bm25 = None
+
+    def search(self, query: str, k: int) -> list[FlatChunk]:
+        """The ``k`` best chunks for ``query``, best first."""
+        if not self._chunks:
+            return []
+        if self._bm25 is None:
+            self._bm25 = BM25Okapi([bm25_tokens(c.text) for c in self._chunks])
+        scores = self._bm25.get_scores(bm25_tokens(query))
+        order = sorted(
+            range(len(self._chunks)), key=lambda i: (-float(scores[i]), self._chunks[i].doc_id, self._position[i])
+        )
+        return [self._chunks[i] for i in order[:k]]

@@ -59,19 +59,39 @@ def evaluate(
     wrap: Wrap = no_progress,
     log: Log = _stderr,
 ) -> dict[str, Any]:
-    """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` and ``misses``."""
-    from evidence_pipeline.embedding import TokenCounter
-    from evidence_pipeline.evaluation.systems import QueryCachingEmbedder
-
+    """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` (with the
+    only figures that vary between runs: ``seconds``) and ``misses``."""
     started = time.perf_counter()
     docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log)
     parsed_s = time.perf_counter() - started
+    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log)
+    report["meta"]["seconds"] = {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)}
+    return report
+
+
+def evaluate_docs(
+    docs: Sequence[EvalDoc],
+    questions: Sequence[Question],
+    systems: Sequence[str] = SYSTEMS,
+    *,
+    wrap: Wrap = no_progress,
+    log: Log = _stderr,
+) -> dict[str, Any]:
+    """Everything after parsing: build the systems, ask, score, summarise.
+
+    Deterministic for the same documents and questions: the bootstrap is seeded, kinds
+    are iterated in sorted order and documents in the order given, the BM25 baseline
+    breaks ties by a stable key, and nothing depends on timing, hash order or thread
+    count (``test_evaluation_runner`` runs it in two interpreters and compares).
+    """
+    from evidence_pipeline.embedding import TokenCounter
+    from evidence_pipeline.evaluation.systems import QueryCachingEmbedder
+
     questions = select_questions(questions, {d.parsed.doc_id for d in docs}, log)
     if not questions:
         raise ValueError("no question refers to an indexed document")
     embedder = QueryCachingEmbedder()
-    counter = TokenCounter(None)
-    runs = run_systems(docs, questions, systems, embedder=embedder, counter=counter, wrap=wrap)
+    runs = run_systems(docs, questions, systems, embedder=embedder, counter=TokenCounter(None), wrap=wrap)
     report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
     report["meta"] = {
         "docs": [d.parsed.doc_id for d in docs],
@@ -80,7 +100,6 @@ def evaluate(
         "model": embedder.model_path,
         "parser": docs[0].parsed.parser if docs else None,
         "chunks": {name: run.n_chunks for name, run in runs.items()},
-        "seconds": {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)},
     }
     if MISS_SYSTEM in runs:
         report["misses"] = misses(questions, runs[MISS_SYSTEM])

@@ -2,7 +2,7 @@
 
     python -m evidence_pipeline.evaluation.sop_questions [OUT]
 
-The questions come from ``evidence_pipeline.samples`` (the generator's ground truth),
+The questions come from ``evidence_pipeline.tools.samples`` (the generator's ground truth),
 so they match the PDFs that ``evidence-pipeline generate`` writes.
 """
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from evidence_pipeline.evaluation.questions import load_questions
-from evidence_pipeline.samples import write_questions
+from evidence_pipeline.tools.samples.corpus import write_questions
 
 DEFAULT_OUT = Path("data/questions/sop.jsonl")
 

@@ -1,7 +1,9 @@
-"""The four systems of FORMAT.md, built from the same parsed documents and the same model.
+"""The systems of FORMAT.md, built from the same parsed documents and the same model.
 
 - ``fixed512``: 512-token windows (64 overlap) of the embedding tokenizer over the
   full text; dense retrieval; the chunk is the context.
+- ``bm25_windows``: the same windows, plain BM25 (``rank_bm25``, ``baselines.Bm25Windows``);
+  the window is the context. No store and no embedding.
 - ``hybridchunker``: Docling's HybridChunker (its defaults, local tokenizer) over the
   DoclingDocument of the same conversion; ``contextualize(chunk)`` is embedded and is
   the context; dense retrieval.
@@ -9,8 +11,8 @@
   dense retrieval, one hit per parent, the parent's text is the context.
 - ``full``: the same points, hybrid dense + BM25 with RRF (``retrieval.search_store``).
 
-Each system lives in its own temporary Edge store. Flat chunks longer than the model's
-256-piece window are embedded truncated, as those baselines do in practice.
+Each system but ``bm25_windows`` lives in its own temporary Edge store. Flat chunks longer
+than the model's 256-piece window are embedded truncated, as those baselines do in practice.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from evidence_pipeline.embedding import Embedder, TokenCounter
-from evidence_pipeline.evaluation.baselines import FlatChunk, fixed_windows
+from evidence_pipeline.evaluation.baselines import Bm25Windows, FlatChunk, fixed_windows
 from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
 from evidence_pipeline.evaluation.questions import Question
 from evidence_pipeline.pipeline import (
@@ -42,8 +44,9 @@ from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, Store, point_id
 
-SYSTEMS = ("fixed512", "hybridchunker", "eu_dense", "full")
-DENSE_ONLY = {"fixed512": True, "hybridchunker": True, "eu_dense": True, "full": False}
+SYSTEMS = ("fixed512", "bm25_windows", "hybridchunker", "eu_dense", "full")
+DENSE_ONLY = {"fixed512": True, "hybridchunker": True, "eu_dense": True, "full": False}  # the store-backed systems
+WINDOWED = {"fixed512", "bm25_windows"}  # built from ``fixed_windows``
 BASELINE_VERSION = "baseline"
 
 # Wraps a loop to show progress: ``wrap(iterable, description)`` (a tqdm bar in the CLI).
@@ -78,7 +81,7 @@ class SystemRun:
 
 
 class QueryCachingEmbedder(Embedder):
-    """Embeds each question once although four systems ask it (queries are the bulk of the work)."""
+    """Embeds each question once although several systems ask it (queries are the bulk of the work)."""
 
     def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
         super().__init__(settings)
@@ -179,8 +182,11 @@ def built_systems(
         raise ValueError(f"unknown systems {unknown}; choose from {list(SYSTEMS)}")
     counter = tokenizer.counter
     with contextlib.ExitStack() as stack:
-        opened: dict[str, tuple[Store, SystemRun]] = {}
+        opened: dict[str, tuple[Store | Bm25Windows, SystemRun]] = {}
         for name in systems:
+            if name == "bm25_windows":
+                opened[name] = (Bm25Windows(), SystemRun(name))
+                continue
             store = stack.enter_context(open_store(StoreSettings(path=str(workdir / name))))
             store.ensure_collection(embedder.dim)
             opened[name] = (store, SystemRun(name))
@@ -188,9 +194,15 @@ def built_systems(
             parsed = doc.parsed
             # eu_dense and full index the same points: embed once, write into both stores.
             eu = unit_points(parsed, embedder, counter, options) if {"eu_dense", "full"} & set(systems) else []
+            windows = fixed_windows(parsed, tokenizer.spans) if WINDOWED & set(systems) else []
             for name in systems:
+                if name == "bm25_windows":
+                    index, run = opened[name]
+                    index.add(windows)
+                    run.n_chunks += len(windows)
+                    continue
                 if name == "fixed512":
-                    points = flat_points(fixed_windows(parsed, tokenizer.spans), embedder, parsed)
+                    points = flat_points(windows, embedder, parsed)
                 elif name == "hybridchunker":
                     points = flat_points(hybrid_chunks(doc, counter.model_path), embedder, parsed)
                 else:
@@ -201,11 +213,17 @@ def built_systems(
         yield opened
 
 
-def answer(store: Store, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer) -> Answer:
-    hits = search_store(store, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system])
+def answer(
+    index: Store | Bm25Windows, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer
+) -> Answer:
+    if isinstance(index, Bm25Windows):
+        found = [(c.text, c.doc_id, c.pages) for c in index.search(question.question, K_MAX)]
+    else:
+        hits = search_store(index, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system])
+        found = [(h.parent_text, h.doc_id, h.pages) for h in hits]
     contexts = [
-        Context(text=h.parent_text, doc_id=h.doc_id, pages=tuple(h.pages), n_tokens=tokenizer.count(h.parent_text))
-        for h in hits
+        Context(text=text, doc_id=doc_id, pages=tuple(pages), n_tokens=tokenizer.count(text))
+        for text, doc_id, pages in found
     ]
     return Answer(contexts, score_question(question, contexts, tokenizer.spans))
 

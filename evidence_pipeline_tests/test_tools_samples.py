@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pdfplumber
 import pytest
 
-from evidence_pipeline.samples import (
-    QUESTIONS_FILE,
-    SampleTruth,
-    generate_corpus,
-    load_truth,
-    write_questions,
-)
+from evidence_pipeline.tools.samples.corpus import QUESTIONS_FILE, generate_corpus, write_questions
+from evidence_pipeline.tools.samples.truth import SampleTruth, load_truth
 
 
 def _norm(text: str) -> str:
@@ -208,3 +206,56 @@ def test_write_questions_jsonl(tmp_path, corpus):
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == sum(len(t.questions) for t in truths.values())
     assert set(rows[0]) == {"id", "question", "doc_id", "answers", "must_include", "page", "kind"}
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "evidence_pipeline"
+# Tools and measurement harnesses may use the generator; the runtime core may not.
+NOT_RUNTIME = {"tools", "evaluation", "benchmark"}
+
+
+def _imports_of_tools(tree: ast.AST, top_level_only: bool) -> list[int]:
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    lines = []
+    for node in nodes:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        )
+        if any(n == "evidence_pipeline.tools" or n.startswith("evidence_pipeline.tools.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_runtime_core_does_not_import_the_tools():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] in NOT_RUNTIME:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # The CLI's `generate` imports the generator inside its function, when it is asked for.
+        lines = _imports_of_tools(tree, top_level_only=rel.name == "cli.py")
+        offenders += [f"{rel}:{n}" for n in lines]
+    assert offenders == []
+
+
+def test_core_imports_without_reportlab():
+    code = (
+        "import sys\n"
+        "sys.modules['reportlab'] = None\n"  # any `import reportlab...` now raises ImportError
+        "import evidence_pipeline, evidence_pipeline.cli, evidence_pipeline.pipeline, evidence_pipeline.retrieval\n"
+        "import evidence_pipeline.parser, evidence_pipeline.store, evidence_pipeline.evaluation.runner\n"
+        "from evidence_pipeline.tools.samples.truth import SampleTruth\n"
+        "assert 'evidence_pipeline.tools.samples.render' not in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_generate_without_reportlab_names_the_extra(tmp_path, monkeypatch, capsys):
+    from evidence_pipeline.cli import main
+
+    monkeypatch.setitem(sys.modules, "reportlab", None)  # import reportlab now fails; find_spec says None
+    assert main(["generate", str(tmp_path / "corpus")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "reportlab" in err and "evidence_pipeline[tools]" in err
+    assert not (tmp_path / "corpus").exists()
