@@ -9,6 +9,7 @@ from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser.convert import docling_to_parsed
+from evidence_pipeline.parser.table_limits import limit_tables
 from evidence_pipeline.records import ParsedDoc, sha256_file
 from evidence_pipeline.settings import ParserSettings
 
@@ -139,7 +140,7 @@ class DoclingParser:
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
             doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer found (scanned PDF? OCR is off)"]})
-        return doc
+        return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
 
     @staticmethod
     def _check(path: Path) -> str:
