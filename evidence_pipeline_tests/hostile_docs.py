@@ -48,10 +48,15 @@ def long_cell_and_wide_table_pdf(path: Path, cell_chars: int, n_cols: int, col_w
     grid = TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("FONTSIZE", (0, 0), (-1, -1), 6)])
     body = getSampleStyleSheet()["Normal"]
     small = ParagraphStyle("cell", fontName="Helvetica", fontSize=5, leading=6)
-    wide_rows = [[f"c{k}" for k in range(n_cols)], [str(k % 10) for k in range(n_cols)], [str(k * 7 % 10) for k in range(n_cols)]]
+    wide_rows = [[f"c{k}" for k in range(n_cols)], [str(k % 10) for k in range(n_cols)]]
+    wide_rows.append([str(k * 7 % 10) for k in range(n_cols)])
     story = [
         Paragraph("Table 1: Long note", body),
-        Table([["Parameter", "Value"], ["Note", Paragraph(filler(cell_chars), small)], ["Flow", "1.8"]], colWidths=[80, 500], style=grid),
+        Table(
+            [["Parameter", "Value"], ["Note", Paragraph(filler(cell_chars), small)], ["Flow", "1.8"]],
+            colWidths=[80, 500],
+            style=grid,
+        ),
         Paragraph("Table 2: Wide readings", body),
         Table(wide_rows, colWidths=[col_width] * n_cols, style=grid),
     ]

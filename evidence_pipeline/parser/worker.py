@@ -8,7 +8,13 @@ the page limit and the other up-front checks run inside the worker too (``Doclin
 so even a file that crashes the PDF library while it is being counted fails alone.
 
 Why "spawn": Docling runs native thread pools (torch, docling-parse), and a fork of a process
-with running threads can inherit a lock held by a thread that no longer exists.
+with running threads can inherit a lock held by a thread that no longer exists. As with any
+"spawn" start, a script that parses through the worker needs the ``if __name__ == "__main__":``
+guard (the worker re-imports the script's module); the console scripts, pytest and Dagster have it.
+
+The memory limit is on the worker's resident memory, read from /proc every 50 ms while a
+document is parsed (no limit where there is no /proc). A worker that is still above the limit
+when idle is replaced before the next document.
 
 The caller's process never imports Docling: the worker returns the ``ParsedDoc`` as JSON.
 """
@@ -167,7 +173,7 @@ class WorkerParser:
     def start(self) -> None:
         """Start the worker now rather than on the first document (it loads Docling)."""
         with self._lock:
-            self._ready_worker("(worker start)")
+            self._ready_worker("(parser worker start)")
 
     def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
         path = Path(path)
