@@ -71,7 +71,10 @@ def _serve(conn, settings_json: str) -> None:
             reply = ("error", "ran out of memory while parsing")
         except Exception as exc:  # DoclingParser wraps what it expects; name anything else
             reply = ("error", f"unexpected {type(exc).__name__}: {exc}")
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):  # the parent died mid-parse
+            return
 
 
 def _rss_mb(pid: int) -> float | None:
