@@ -8,14 +8,11 @@ limits per document (``parser/worker.py``); ``isolation="inline"`` parses in the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from evidence_pipeline.parser.docling_parser import SUPPORTED_SUFFIXES, DoclingParser
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.settings import ParserSettings
-
-if TYPE_CHECKING:
-    from evidence_pipeline.parser.worker import WorkerParser
 
 
 class Parser(Protocol):
@@ -26,7 +23,7 @@ class Parser(Protocol):
         ...
 
 
-def make_parser(settings: ParserSettings | None = None) -> DoclingParser | "WorkerParser":
+def make_parser(settings: ParserSettings | None = None) -> Parser:
     """The isolated (worker process) or inline parser that ``settings.isolation`` asks for;
     ``settings`` defaults to the environment's. Both have the same ``name`` and ``parse``."""
     settings = settings if settings is not None else ParserSettings.from_env()
