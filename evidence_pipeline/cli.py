@@ -113,12 +113,12 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_parse(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import ParseError
-    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.parser import make_parser
     from evidence_pipeline.pipeline import PipelineOptions, evidence_units, split_evidence_units
     from evidence_pipeline.settings import ParserSettings
 
     try:
-        doc = DoclingParser(ParserSettings.from_env()).parse(Path(args.file))
+        doc = make_parser(ParserSettings.from_env()).parse(Path(args.file))
     except ParseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

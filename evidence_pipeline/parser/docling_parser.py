@@ -9,13 +9,12 @@ from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser.convert import docling_to_parsed
+from evidence_pipeline.parser.table_limits import limit_tables
 from evidence_pipeline.records import ParsedDoc, sha256_file
 from evidence_pipeline.settings import ParserSettings
 
 SUPPORTED_SUFFIXES = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
-MAX_PAGES = 2000
 MAX_BYTES = 500 * 1024 * 1024
-DOCUMENT_TIMEOUT_S = 600.0
 
 _log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ class DoclingParser:
                 do_table_structure=True,
                 heading_hierarchy_options=heading,
                 generate_parsed_pages=True,
-                document_timeout=DOCUMENT_TIMEOUT_S,
+                document_timeout=self.settings.timeout_s,
             )
             pdf = PdfFormatOption(pipeline_options=options)
         else:
@@ -74,7 +73,7 @@ class DoclingParser:
                 heading_hierarchy_options=heading,
                 # the heading-level stage reads font styles from the parsed pages
                 generate_parsed_pages=True,
-                document_timeout=DOCUMENT_TIMEOUT_S,
+                document_timeout=self.settings.timeout_s,
             )
             pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options())
         return DocumentConverter(
@@ -97,11 +96,11 @@ class DoclingParser:
         kind = self._check(path)
         warnings: list[str] = []
         if kind == "pdf":
-            warnings += _check_pdf(path)
+            warnings += _check_pdf(path, self.settings.max_pages)
         try:
             extra = {"page_range": pages} if pages is not None and kind == "pdf" else {}
             result = self.converter.convert(
-                path, raises_on_error=False, max_num_pages=MAX_PAGES, max_file_size=MAX_BYTES, **extra
+                path, raises_on_error=False, max_num_pages=self.settings.max_pages, max_file_size=MAX_BYTES, **extra
             )
         except ParseError:
             raise
@@ -141,7 +140,7 @@ class DoclingParser:
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
             doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer found (scanned PDF? OCR is off)"]})
-        return doc
+        return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
 
     @staticmethod
     def _check(path: Path) -> str:
@@ -162,7 +161,7 @@ class DoclingParser:
         return kind
 
 
-def _check_pdf(path: Path) -> list[str]:
+def _check_pdf(path: Path, max_pages: int) -> list[str]:
     """Reject what Docling would choke on, with a reason a person can act on."""
     import pypdfium2 as pdfium
 
@@ -181,8 +180,8 @@ def _check_pdf(path: Path) -> list[str]:
         n = len(pdf)
         if n == 0:
             raise ParseError(str(path), "PDF has no pages")
-        if n > MAX_PAGES:
-            raise ParseError(str(path), f"PDF has {n} pages (limit {MAX_PAGES})")
+        if n > max_pages:
+            raise ParseError(str(path), f"PDF has {n} pages (limit {max_pages})")
         try:
             text_chars = sum(pdf[i].get_textpage().count_chars() for i in range(min(n, 3)))
         except pdfium.PdfiumError:

@@ -1,0 +1,227 @@
+"""Parse documents in a long-lived worker process, with a time and a memory limit per document.
+
+Why a separate process: a PDF library that crashes natively (segfault, abort), a runaway
+allocation or a conversion that never ends would otherwise take the whole run down with it. Here
+it kills the worker, that one document fails with a one-line reason, and the next document
+starts a fresh worker. Docling and its converter load once per worker, not once per document;
+the page limit and the other up-front checks run inside the worker too (``DoclingParser.parse``),
+so even a file that crashes the PDF library while it is being counted fails alone.
+
+Why "spawn": Docling runs native thread pools (torch, docling-parse), and a fork of a process
+with running threads can inherit a lock held by a thread that no longer exists. As with any
+"spawn" start, a script that parses through the worker needs the ``if __name__ == "__main__":``
+guard (the worker re-imports the script's module); the console scripts, pytest and Dagster have it.
+
+The memory limit is on the worker's resident memory, read from /proc every 50 ms while a
+document is parsed (no limit where there is no /proc). A worker that is still above the limit
+when idle is replaced before the next document.
+
+The caller's process never imports Docling: the worker returns the ``ParsedDoc`` as JSON.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import weakref
+from pathlib import Path
+
+from evidence_pipeline.errors import ParseError
+from evidence_pipeline.parser.docling_parser import DoclingParser
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.settings import ParserSettings
+
+START_TIMEOUT_S = 300.0  # importing Docling and building the converter, on a busy machine
+_POLL_S = 0.05
+
+
+class _Stop(Exception):
+    """The worker was stopped; ``reason`` says why (a limit, a crash)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def _serve(conn, settings_json: str) -> None:
+    """The worker's loop: build the converter once, then parse one request at a time."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        from docling.datamodel.base_models import InputFormat
+
+        parser = DoclingParser(ParserSettings.model_validate_json(settings_json))
+        parser.converter.initialize_pipeline(InputFormat.PDF)
+    except BaseException as exc:  # report, so the parent can name the cause
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        path, doc_id, pages = request
+        try:
+            reply = ("ok", parser.parse(Path(path), doc_id=doc_id, pages=pages).model_dump_json())
+        except ParseError as exc:
+            reply = ("error", exc.reason)
+        except MemoryError:
+            reply = ("error", "ran out of memory while parsing")
+        except Exception as exc:  # DoclingParser wraps what it expects; name anything else
+            reply = ("error", f"unexpected {type(exc).__name__}: {exc}")
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):  # the parent died mid-parse
+            return
+
+
+def _rss_mb(pid: int) -> float | None:
+    """Resident memory of a process, from /proc (None where there is no /proc)."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = "; out of memory?" if -exitcode == signal.SIGKILL else ""
+        return f"parser process died ({name}{hint})"
+    return f"parser process exited unexpectedly (exit code {exitcode})"
+
+
+def _stop(process, conn) -> None:
+    """End the worker and reap it (no zombie stays). It holds nothing worth a clean shutdown,
+    and unloading Docling takes seconds, so it is terminated rather than asked to leave."""
+    if process.is_alive():
+        process.terminate()
+        process.join(2)
+    if process.is_alive():
+        process.kill()
+        process.join(5)
+    conn.close()
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, settings: ParserSettings):
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(
+            target=_serve, args=(child, settings.model_dump_json()), name="evidence-parser", daemon=True
+        )
+        self.process.start()
+        child.close()
+        # Runs on close(), on garbage collection and at interpreter exit, whichever comes first.
+        self._finalizer = weakref.finalize(self, _stop, self.process, self.conn)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def rss_mb(self) -> float | None:
+        return _rss_mb(self.process.pid) if self.process.is_alive() else None
+
+    def wait(self, seconds: float, max_mb: int, what: str):
+        """The worker's next message, or ``_Stop`` when it dies or passes a limit (the caller kills it then)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if self.conn.poll(_POLL_S):
+                try:
+                    return self.conn.recv()
+                except (EOFError, OSError):
+                    self.process.join(5)
+                    raise _Stop(_death(self.process.exitcode)) from None
+            if not self.process.is_alive():
+                if self.conn.poll(0):
+                    continue
+                raise _Stop(_death(self.process.exitcode))
+            rss = _rss_mb(self.process.pid)
+            if rss is not None and rss > max_mb:
+                raise _Stop(f"{what} exceeded the {max_mb} MB memory limit (worker at {rss:.0f} MB)")
+            if time.monotonic() > deadline:
+                raise _Stop(f"{what} exceeded the {seconds:g} s time limit")
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+class WorkerParser:
+    """``DoclingParser`` behind a process boundary: same ``name``, same ``parse``; limits from settings.
+
+    One worker serves every document (one at a time) until it crashes or passes a limit. Use as a
+    context manager or call ``close()``; a worker still running at interpreter exit is stopped then.
+    """
+
+    def __init__(self, settings: ParserSettings | None = None):
+        self.settings = settings if settings is not None else ParserSettings()
+        self.name = DoclingParser(self.settings).name  # cheap: no converter is built here
+        self._worker: _Worker | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the current worker (None before the first document)."""
+        worker = self._worker
+        return worker.pid if worker is not None and worker.process.is_alive() else None
+
+    def start(self) -> None:
+        """Start the worker now rather than on the first document (it loads Docling)."""
+        with self._lock:
+            self._ready_worker("(parser worker start)")
+
+    def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
+        path = Path(path)
+        DoclingParser._check(path)  # a missing or unsupported file needs no worker
+        with self._lock:
+            worker = self._ready_worker(str(path))
+            worker.conn.send((str(path), doc_id, pages))
+            try:
+                reply = worker.wait(self.settings.timeout_s, self.settings.max_memory_mb, "parse")
+            except _Stop as stop:
+                worker.close()
+                self._worker = None
+                raise ParseError(str(path), stop.reason) from None
+        if reply[0] == "ok":
+            return ParsedDoc.model_validate_json(reply[1])
+        raise ParseError(str(path), reply[1])
+
+    def _ready_worker(self, path: str) -> _Worker:
+        worker = self._worker
+        if worker is not None:
+            rss = worker.rss_mb()
+            if worker.process.is_alive() and (rss is None or rss <= self.settings.max_memory_mb):
+                return worker
+            worker.close()  # died while idle, or grew past the limit: start afresh
+            self._worker = None
+        worker = _Worker(self.settings)
+        try:
+            reply = worker.wait(START_TIMEOUT_S, self.settings.max_memory_mb, "parser start-up (loading Docling)")
+        except _Stop as stop:
+            worker.close()
+            raise ParseError(path, stop.reason) from None
+        if reply[0] != "ready":
+            worker.close()
+            raise ParseError(path, f"the parser process could not start: {reply[1]}")
+        self._worker = worker
+        return worker
+
+    def close(self) -> None:
+        with self._lock:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
+
+    def __enter__(self) -> "WorkerParser":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
