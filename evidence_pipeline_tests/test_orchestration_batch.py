@@ -5,7 +5,6 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.orchestration.assets import ASSETS, STORE_POOL, unit_preview
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
@@ -16,6 +15,7 @@ from evidence_pipeline.records import sha256_file
 from evidence_pipeline.store import open_store
 from evidence_pipeline_tests.dagster_env import KEYS
 from evidence_pipeline_tests.docs import lnp_doc
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 
 
 def latest(instance, asset, key):
@@ -100,7 +100,7 @@ def test_a_failing_document_fails_its_batch_naming_every_bad_file(tmp_path):
         instance.add_dynamic_partitions("documents", ["a-broken", "b-fine"])
         result = defs.resolve_job_def("ingest_document").execute_in_process(
             instance=instance,
-            tags={ASSET_PARTITION_RANGE_START_TAG: "a-broken", ASSET_PARTITION_RANGE_END_TAG: "b-fine"},
+            tags=range_tags("a-broken", "b-fine"),
             raise_on_error=False,
         )
     assert not result.success

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.orchestration.definitions import ingest_job
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
@@ -15,6 +14,7 @@ from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.store.edge import EdgeStore
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
 SENSOR = build_corpus_sensor(ingest_job)
 
@@ -66,7 +66,7 @@ def requested(result: dg.SensorResult) -> list[str]:
     out = []
     for r in result.run_requests:
         tags = r.tags
-        out.append(r.partition_key or f"{tags[ASSET_PARTITION_RANGE_START_TAG]}..{tags[ASSET_PARTITION_RANGE_END_TAG]}")
+        out.append(r.partition_key or f"{tags[RANGE_START_TAG]}..{tags[RANGE_END_TAG]}")
     return out
 
 
@@ -198,6 +198,6 @@ def test_batches_follow_partition_order_and_size():
     order = ["a", "b", "c", "d", "e", "f"]
     wanted = {k: "h" for k in ["a", "b", "c", "e", "f"]}
     requests = batched_run_requests(order, wanted, max_per_run=2)
-    got = [(r.partition_key, r.tags.get(ASSET_PARTITION_RANGE_START_TAG), r.tags.get(ASSET_PARTITION_RANGE_END_TAG)) for r in requests]
+    got = [(r.partition_key, r.tags.get(RANGE_START_TAG), r.tags.get(RANGE_END_TAG)) for r in requests]
     assert got == [(None, "a", "b"), ("c", None, None), (None, "e", "f")]
     assert len({r.run_key for r in requests}) == 3
