@@ -358,15 +358,16 @@ class PointPayload(DocumentStamp):
 
     Writers build it (``PointPayload.for_child`` for the pipeline's children) and store its
     ``model_dump()``; readers parse a stored payload back with ``model_validate``.
+    Every field is required, so a payload that lacks one fails where it is read.
     """
 
     parent_id: str = Field(description="the parent (table or section chunk) the child belongs to; search groups by it")
     unit_id: str = Field(description="the evidence unit; a split table's pieces share a parent_id, not a unit_id")
     child_id: str = Field(description="the child, unique within the document; the point id derives from it")
     parent_text: str = Field(description="what the language model reads: the unit's whole text")
-    pages: list[int] = Field(default_factory=list, description="1-based pages of the unit")
-    section_path: list[str] = Field(default_factory=list, description="section headers above the unit, outermost first")
-    caption: str | None = Field(default=None, description="the table's caption, if it has one")
+    pages: list[int] = Field(description="1-based pages of the unit")
+    section_path: list[str] = Field(description="section headers above the unit, outermost first")
+    caption: str | None = Field(description="the table's caption; None for a section chunk or an uncaptioned table")
     unit_kind: UnitKind = Field(description="table or section chunk")
     child_kind: ChildKind = Field(description="what the child is: a row sentence, context, summary, ...")
     text: str = Field(description="the child's own text (without the location prefix it was embedded with)")

@@ -74,6 +74,7 @@ def synthetic_documents(
                     parent_text=parent_text,
                     pages=[1 + start // 40],
                     section_path=["1 Purpose"],
+                    caption=None,
                     unit_kind="section",
                     child_kind="sentence",
                     text=text,

@@ -121,6 +121,8 @@ def flat_points(chunks: Sequence[FlatChunk], embedder: Embedder, doc: ParsedDoc)
                 child_id=c.chunk_id,
                 parent_text=c.text,
                 pages=c.pages,
+                section_path=[],
+                caption=None,
                 unit_kind="section",
                 child_kind="sentence",
                 text=c.text,
