@@ -9,7 +9,7 @@ import pytest
 from evidence_pipeline.orchestration.assets import ASSETS, STORE_POOL, unit_preview
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
 from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
-from evidence_pipeline.orchestration.io import LazyPartitions
+from evidence_pipeline.orchestration.io import LazyPartitions, partition_path
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.store import open_store
@@ -55,6 +55,15 @@ def test_outputs_are_stored_one_file_per_document(batched_env):
     for asset in ("raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index"):
         assert sorted(p.name for p in (base / asset).iterdir()) == sorted(KEYS), asset
     assert pickle.loads((base / "parsed_docs" / "limits").read_bytes()).doc_id == "limits"
+
+
+def test_no_partition_key_writes_outside_its_asset_folder(tmp_path):
+    from upath import UPath
+
+    folder = UPath(tmp_path) / "parsed_docs"
+    assert partition_path(folder, "limits") == folder / "limits"
+    assert partition_path(folder, "..") == folder / "%2E%2E"
+    assert partition_path(folder, "/etc/x") == folder / "%2Fetc" / "x"
 
 
 def test_a_single_document_run_reads_the_batch_outputs(batched_env):
