@@ -254,7 +254,6 @@ _CHILD = textwrap.dedent(
     """
     import sys
     from evidence_pipeline.errors import StoreError
-from evidence_pipeline.records import PointPayload
     from evidence_pipeline.settings import StoreSettings
     from evidence_pipeline.store import open_store
     try:
