@@ -114,7 +114,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import ParseError
     from evidence_pipeline.parser import make_parser
-    from evidence_pipeline.pipeline import PipelineOptions, evidence_units, split_evidence_units
+    from evidence_pipeline.pipeline import PipelineOptions, document_units
     from evidence_pipeline.settings import ParserSettings
 
     try:
@@ -124,7 +124,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
         return 1
     counter = token_counter(None)
     options = PipelineOptions()
-    units = split_evidence_units(evidence_units(doc, options, counter), options, counter)
+    units = document_units(doc, options, counter)
     if args.json:
         print(json.dumps({"parsed": doc.model_dump(), "units": [u.model_dump() | {"text": u.text} for u in units]}, indent=2, ensure_ascii=False))
         return 0

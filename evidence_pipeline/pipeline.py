@@ -18,9 +18,10 @@ from pydantic import BaseModel, ConfigDict
 from evidence_pipeline.children import build_children
 from evidence_pipeline.corpus import doc_id_for
 from evidence_pipeline.embedding import Embedder, TokenCounter
-from evidence_pipeline.records import ChildUnit, EvidenceUnit, ParsedDoc, sha256_file
+from evidence_pipeline.records import ChildUnit, DocumentStamp, EvidenceUnit, ParsedDoc, PointPayload
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.splitting import split_units
+from evidence_pipeline.staleness import stored_state
 from evidence_pipeline.store.base import Point, ReplaceResult, SparseVector, Store, point_id
 from evidence_pipeline.units import UnitOptions, build_units
 
@@ -50,54 +51,57 @@ def split_evidence_units(units: list[EvidenceUnit], options: PipelineOptions, co
     return split_units(units, options.max_parent_tokens, counter.count)
 
 
+def document_units(doc: ParsedDoc, options: PipelineOptions, counter: TokenCounter) -> list[EvidenceUnit]:
+    """The units that get indexed: evidence units, long tables split to the parent budget."""
+    return split_evidence_units(evidence_units(doc, options, counter), options, counter)
+
+
 def children_of(units: list[EvidenceUnit], counter: TokenCounter) -> list[ChildUnit]:
     return build_children(units, counter)
 
 
-def sparse_vectors(children: Sequence[ChildUnit], encoder: SparseEncoder) -> list[SparseVector]:
+def prepare(doc: ParsedDoc, counter: TokenCounter, options: PipelineOptions) -> tuple[list[EvidenceUnit], list[ChildUnit]]:
+    """Units and their children: everything before embedding."""
+    units = document_units(doc, options, counter)
+    return units, children_of(units, counter)
+
+
+def sparse_vectors(children: Sequence[ChildUnit], encoder: SparseEncoder | None = None) -> list[SparseVector]:
+    encoder = encoder or SparseEncoder()
     return [encoder.encode_document(c.embed_text) for c in children]
 
 
-def make_points(
+def document_points(
+    doc: ParsedDoc,
     units: Sequence[EvidenceUnit],
     children: Sequence[ChildUnit],
     dense: np.ndarray,
     sparse: Sequence[SparseVector],
-    *,
-    content_hash: str,
     pipeline_version: str,
 ) -> list[Point]:
+    """The points of one document: one per child, in the order of ``children``, with the
+    ``dense`` and ``sparse`` vectors at the same positions. Every writer (ingest, the
+    ``qdrant_points`` asset, evaluation) builds its points here."""
     if not (len(children) == len(dense) == len(sparse)):
         raise ValueError(f"{len(children)} children but {len(dense)} dense and {len(sparse)} sparse vectors")
+    stamp = DocumentStamp.of(doc, pipeline_version)
     by_id = {u.unit_id: u for u in units}
-    texts = {u.unit_id: u.text for u in units}
-    points = []
-    for child, vec, sp in zip(children, dense, sparse):
-        unit = by_id[child.unit_id]
-        points.append(
-            Point(
-                id=point_id(child.doc_id, child.child_id),
-                dense=vec.tolist(),
-                sparse=sp,
-                payload={
-                    "parent_id": child.parent_id,
-                    "unit_id": child.unit_id,
-                    "child_id": child.child_id,
-                    "parent_text": texts[child.unit_id],
-                    "doc_id": child.doc_id,
-                    "doc_title": unit.doc_title,
-                    "pages": unit.pages,
-                    "section_path": unit.section_path,
-                    "caption": unit.caption,
-                    "unit_kind": unit.kind,
-                    "child_kind": child.kind,
-                    "text": child.text,
-                    "content_hash": content_hash,
-                    "pipeline_version": pipeline_version,
-                },
-            )
+    return [
+        Point(
+            id=point_id(child.doc_id, child.child_id),
+            dense=vec.tolist(),
+            sparse=sp,
+            payload=PointPayload.for_child(stamp, by_id[child.unit_id], child).model_dump(),
         )
-    return points
+        for child, vec, sp in zip(children, dense, sparse)
+    ]
+
+
+def write_points(store: Store, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
+    """Replace the document's points in ``store`` (creating the collection for the first)."""
+    if points:
+        store.ensure_collection(len(points[0].dense))
+    return store.replace_document(doc_id, points)
 
 
 @dataclass
@@ -121,20 +125,14 @@ def embed_documents(children_per_doc: Sequence[Sequence[ChildUnit]], embedder: E
     return out
 
 
-def _prepare(doc: ParsedDoc, counter: TokenCounter, options: PipelineOptions) -> tuple[list[EvidenceUnit], list[ChildUnit]]:
-    units = split_evidence_units(evidence_units(doc, options, counter), options, counter)
-    return units, children_of(units, counter)
-
-
 def _write(
     doc: ParsedDoc, units: list[EvidenceUnit], children: list[ChildUnit], dense: np.ndarray,
     store: Store, embedder: Embedder, options: PipelineOptions,
 ) -> IngestResult:
-    sparse = sparse_vectors(children, SparseEncoder())
     version = options.version(doc.parser, embedder.model_id)
-    points = make_points(units, children, dense, sparse, content_hash=doc.content_hash, pipeline_version=version)
+    points = document_points(doc, units, children, dense, sparse_vectors(children), version)
     store.ensure_collection(embedder.dim)
-    return IngestResult(doc.doc_id, len(units), len(children), store.replace_document(doc.doc_id, points))
+    return IngestResult(doc.doc_id, len(units), len(children), write_points(store, doc.doc_id, points))
 
 
 def ingest_parsed(
@@ -144,28 +142,15 @@ def ingest_parsed(
     counter: TokenCounter,
     options: PipelineOptions = PipelineOptions(),
 ) -> IngestResult:
-    units, children = _prepare(doc, counter, options)
+    units, children = prepare(doc, counter, options)
     dense = embedder.embed([c.embed_text for c in children])
     return _write(doc, units, children, dense, store, embedder, options)
-
-
-def stored_version(store: Store, doc_id: str) -> tuple[str, str] | None:
-    """``(content_hash, pipeline_version)`` of what the store holds for ``doc_id``; None if nothing.
-
-    Reads one point: every point of a document carries the same two fields.
-    """
-    reader = getattr(store, "document_version", None)  # one-point lookup where the backend has it
-    if reader is not None:
-        return reader(doc_id)
-    for point in store.iter_points(doc_id):
-        return point.payload.get("content_hash", ""), point.payload.get("pipeline_version", "")
-    return None
 
 
 def _unchanged(path: Path, doc_id: str, store: Store, parser: "Parser", embedder: Embedder, options: PipelineOptions) -> bool:
     # The version is known before parsing: parser name + model id + options.
     version = options.version(parser.name, embedder.model_id)
-    return stored_version(store, doc_id) == (sha256_file(str(path)), version)
+    return not stored_state(store, doc_id, path, version).stale
 
 
 def _skipped(doc_id: str) -> IngestResult:
@@ -222,7 +207,7 @@ def ingest_files(
             results[i] = _skipped(doc_id)
             continue
         doc = parser.parse(path, doc_id=doc_id)
-        pending.append((i, doc, *_prepare(doc, counter, options)))
+        pending.append((i, doc, *prepare(doc, counter, options)))
         if len(pending) >= batch_docs:
             flush()
     if pending:

@@ -230,9 +230,7 @@ class EvidenceUnit(Record):
         return " | ".join(parts)
 
     def _head(self) -> list[str]:
-        lines = [f"Document: {self.doc_id} - {self.doc_title}"]
-        if self.section_path:
-            lines.append("Section: " + " > ".join(self.section_path))
+        lines = document_head(self.doc_id, self.doc_title, self.section_path)
         if self.pages:
             lines.append("Pages: " + ", ".join(str(p) for p in self.pages))
         if self.kind == "table":
@@ -303,6 +301,17 @@ class EvidenceUnit(Record):
         ]
 
 
+def document_head(doc_id: str, doc_title: str, section_path: list[str]) -> list[str]:
+    """The lines every parent text opens with: its document and its section.
+
+    Search (``retrieval.context_texts``) prints them once for parents that share them.
+    """
+    lines = [f"Document: {doc_id} - {doc_title}"]
+    if section_path:
+        lines.append("Section: " + " > ".join(section_path))
+    return lines
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 
 
@@ -325,6 +334,59 @@ class ChildUnit(Record):
     @property
     def embed_text(self) -> str:
         return f"{self.prefix}\n{self.text}" if self.prefix else self.text
+
+
+class DocumentStamp(Record):
+    """The payload fields every point of one document carries alike.
+
+    A new document-level field (a document card: organisation, periods, identifiers)
+    is added here and filled in ``of``; every writer builds its points from a stamp.
+    """
+
+    doc_id: str = Field(description="the document's id (file name without extension); filters and deletes use it")
+    doc_title: str = Field(description="the document's title as parsed")
+    content_hash: str = Field(description="SHA-256 of the source file the points were built from")
+    pipeline_version: str = Field(description="what built the points (parser, model, options); see PipelineOptions.version")
+
+    @classmethod
+    def of(cls, doc: ParsedDoc, pipeline_version: str) -> "DocumentStamp":
+        return cls(doc_id=doc.doc_id, doc_title=doc.title, content_hash=doc.content_hash, pipeline_version=pipeline_version)
+
+
+class PointPayload(DocumentStamp):
+    """The payload of one stored point: one child, its parent's text and where it lives.
+
+    Writers build it (``PointPayload.for_child`` for the pipeline's children) and store its
+    ``model_dump()``; readers parse a stored payload back with ``model_validate``.
+    Every field is required, so a payload that lacks one fails where it is read.
+    """
+
+    parent_id: str = Field(description="the parent (table or section chunk) the child belongs to; search groups by it")
+    unit_id: str = Field(description="the evidence unit; a split table's pieces share a parent_id, not a unit_id")
+    child_id: str = Field(description="the child, unique within the document; the point id derives from it")
+    parent_text: str = Field(description="what the language model reads: the unit's whole text")
+    pages: list[int] = Field(description="1-based pages of the unit")
+    section_path: list[str] = Field(description="section headers above the unit, outermost first")
+    caption: str | None = Field(description="the table's caption; None for a section chunk or an uncaptioned table")
+    unit_kind: UnitKind = Field(description="table or section chunk")
+    child_kind: ChildKind = Field(description="what the child is: a row sentence, context, summary, ...")
+    text: str = Field(description="the child's own text (without the location prefix it was embedded with)")
+
+    @classmethod
+    def for_child(cls, stamp: DocumentStamp, unit: EvidenceUnit, child: ChildUnit) -> "PointPayload":
+        return cls(
+            **stamp.model_dump(),
+            parent_id=child.parent_id,
+            unit_id=child.unit_id,
+            child_id=child.child_id,
+            parent_text=unit.text,
+            pages=unit.pages,
+            section_path=unit.section_path,
+            caption=unit.caption,
+            unit_kind=unit.kind,
+            child_kind=child.kind,
+            text=child.text,
+        )
 
 
 class SearchHit(Record):

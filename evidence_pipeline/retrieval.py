@@ -15,31 +15,30 @@ import re
 from typing import Callable, Sequence
 
 from evidence_pipeline.embedding import Embedder, token_counter
-from evidence_pipeline.records import SearchHit
+from evidence_pipeline.records import PointPayload, SearchHit, document_head
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
-from evidence_pipeline.store.base import Store, StoredHit
+from evidence_pipeline.store.base import RRF_K, Store, StoredHit
 
 
 def to_hit(stored: StoredHit) -> SearchHit:
-    p = stored.payload
+    p = PointPayload.model_validate(stored.payload)
     return SearchHit(
-        parent_id=p["parent_id"],
-        unit_id=p["unit_id"],
+        parent_id=p.parent_id,
+        unit_id=p.unit_id,
         score=stored.score,
-        doc_id=p["doc_id"],
-        doc_title=p.get("doc_title", ""),
-        pages=p.get("pages") or [],
-        section_path=p.get("section_path") or [],
-        caption=p.get("caption"),
-        unit_kind=p["unit_kind"],
-        matched_text=p["text"],
-        parent_text=p["parent_text"],
+        doc_id=p.doc_id,
+        doc_title=p.doc_title,
+        pages=p.pages,
+        section_path=p.section_path,
+        caption=p.caption,
+        unit_kind=p.unit_kind,
+        matched_text=p.text,
+        parent_text=p.parent_text,
     )
 
 
-RRF_K = 60
 # Identifier-like tokens: letters and digits joined by - . / _, with a letter and a digit (SOP-QA-070, ISO-9001).
 _IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])[A-Za-z0-9]+(?:[-./_][A-Za-z0-9]+)+(?![\w-])")
 
@@ -90,10 +89,7 @@ def search_store(
 
 def _shared_head(hit: SearchHit) -> str:
     """The lines a parent's text opens with that name its document and section (see EvidenceUnit)."""
-    head = f"Document: {hit.doc_id} - {hit.doc_title}\n"
-    if hit.section_path:
-        head += "Section: " + " > ".join(hit.section_path) + "\n"
-    return head
+    return "".join(line + "\n" for line in document_head(hit.doc_id, hit.doc_title, hit.section_path))
 
 
 def context_texts(hits: Sequence[SearchHit]) -> list[str]:

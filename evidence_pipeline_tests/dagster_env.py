@@ -9,11 +9,11 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.orchestration.definitions import build_definitions
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.settings import StoreSettings
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 
 KEYS = ["calibration", "limits", "empty-notes"]
 
@@ -47,6 +47,6 @@ def batched_env(tmp_path_factory):
         instance.add_dynamic_partitions("documents", KEYS)
         result = defs.resolve_job_def("ingest_document").execute_in_process(
             instance=instance,
-            tags={ASSET_PARTITION_RANGE_START_TAG: KEYS[0], ASSET_PARTITION_RANGE_END_TAG: KEYS[-1]},
+            tags=range_tags(KEYS[0], KEYS[-1]),
         )
         yield {"root": root, "corpus": corpus, "store": store, "defs": defs, "instance": instance, "result": result}

@@ -62,6 +62,7 @@ def test_unchanged_files_are_skipped_and_changed_ones_reingested(tmp_path):
     from evidence_pipeline import pipeline
     from evidence_pipeline.embedding import Embedder, token_counter
     from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.records import sha256_file
     from evidence_pipeline.settings import StoreSettings
     from evidence_pipeline.store.edge import EdgeStore
 
@@ -73,7 +74,7 @@ def test_unchanged_files_are_skipped_and_changed_ones_reingested(tmp_path):
         first = pipeline.ingest_files([a, b], store, parser, embedder, counter)
         assert [r.skipped for r in first] == [False, False] and all(r.children > 0 for r in first)
         n = store.count()
-        assert store.document_version("a")[0] == pipeline.sha256_file(str(a))
+        assert store.document_version("a")[0] == sha256_file(str(a))
 
         again = pipeline.ingest_files([a, b], store, parser, embedder, counter)
         assert [(r.doc_id, r.skipped) for r in again] == [("a", True), ("b", True)]

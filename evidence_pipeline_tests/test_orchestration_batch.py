@@ -5,17 +5,17 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.orchestration.assets import ASSETS, STORE_POOL, unit_preview
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
 from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
-from evidence_pipeline.orchestration.io import LazyPartitions
+from evidence_pipeline.orchestration.io import LazyPartitions, partition_path
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.store import open_store
 from evidence_pipeline_tests.dagster_env import KEYS
 from evidence_pipeline_tests.docs import lnp_doc
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 
 
 def latest(instance, asset, key):
@@ -55,6 +55,15 @@ def test_outputs_are_stored_one_file_per_document(batched_env):
     for asset in ("raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index"):
         assert sorted(p.name for p in (base / asset).iterdir()) == sorted(KEYS), asset
     assert pickle.loads((base / "parsed_docs" / "limits").read_bytes()).doc_id == "limits"
+
+
+def test_no_partition_key_writes_outside_its_asset_folder(tmp_path):
+    from upath import UPath
+
+    folder = UPath(tmp_path) / "parsed_docs"
+    assert partition_path(folder, "limits") == folder / "limits"
+    assert partition_path(folder, "..") == folder / "%2E%2E"
+    assert partition_path(folder, "/etc/x") == folder / "%2Fetc" / "x"
 
 
 def test_a_single_document_run_reads_the_batch_outputs(batched_env):
@@ -100,7 +109,7 @@ def test_a_failing_document_fails_its_batch_naming_every_bad_file(tmp_path):
         instance.add_dynamic_partitions("documents", ["a-broken", "b-fine"])
         result = defs.resolve_job_def("ingest_document").execute_in_process(
             instance=instance,
-            tags={ASSET_PARTITION_RANGE_START_TAG: "a-broken", ASSET_PARTITION_RANGE_END_TAG: "b-fine"},
+            tags=range_tags("a-broken", "b-fine"),
             raise_on_error=False,
         )
     assert not result.success

@@ -2,7 +2,6 @@
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline import pipeline
 from evidence_pipeline.orchestration.definitions import build_definitions, ingest_job
@@ -10,6 +9,7 @@ from evidence_pipeline.orchestration.resources import (
     CorpusResource,
     EmbedderResource,
     ParserResource,
+    PipelineOptionsResource,
     StoreResource,
     current_pipeline_version,
 )
@@ -18,6 +18,7 @@ from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
 SCHEDULE = build_reingest_schedule(ingest_job)
 
@@ -36,10 +37,11 @@ def env(tmp_path):
         "store": StoreResource(path=store.path),
         "parser": ParserResource(),
         "embedder": EmbedderResource(),
+        "pipeline_options": PipelineOptionsResource(),
     }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", ["a", "b", "c"])
-        version = current_pipeline_version(ParserResource(), EmbedderResource())
+        version = current_pipeline_version(ParserResource(), EmbedderResource(), PipelineOptionsResource())
         for name, path in paths.items():
             record_indexed(instance, store, name, sha256_file(str(path)), version)
         yield {"instance": instance, "paths": paths, "store": store, "resources": resources, "version": version}
@@ -70,7 +72,7 @@ def evaluate(env):
         result = SCHEDULE(context)
     if isinstance(result, dg.SkipReason):
         return []
-    return [r.partition_key or f"{r.tags[ASSET_PARTITION_RANGE_START_TAG]}..{r.tags[ASSET_PARTITION_RANGE_END_TAG]}" for r in result]
+    return [r.partition_key or f"{r.tags[RANGE_START_TAG]}..{r.tags[RANGE_END_TAG]}" for r in result]
 
 
 def test_nothing_stale_skips(env):
@@ -86,7 +88,13 @@ def test_changed_content_is_reingested(env):
 
 def test_pipeline_version_bump_reingests_everything(env, monkeypatch):
     monkeypatch.setattr(pipeline, "PIPELINE_VERSION", pipeline.PIPELINE_VERSION + "-next")
-    assert current_pipeline_version(ParserResource(), EmbedderResource()) != env["version"]
+    assert current_pipeline_version(ParserResource(), EmbedderResource(), PipelineOptionsResource()) != env["version"]
+    assert evaluate(env) == ["a..c"]
+
+
+def test_changed_unit_options_reingest_everything(env):
+    # Unit options are Dagster config: another section chunk size is another pipeline version.
+    env["resources"]["pipeline_options"] = PipelineOptionsResource(units={"section_chunk_tokens": 120})
     assert evaluate(env) == ["a..c"]
 
 

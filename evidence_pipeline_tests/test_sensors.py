@@ -5,16 +5,16 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.orchestration.definitions import ingest_job
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
-from evidence_pipeline.orchestration.sensors import batched_run_requests, build_corpus_sensor
+from evidence_pipeline.orchestration.sensors import Seen, batched_run_requests, build_corpus_sensor, changed_keys, diff_cursor, fingerprint
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.store.edge import EdgeStore
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
 SENSOR = build_corpus_sensor(ingest_job)
 
@@ -66,7 +66,7 @@ def requested(result: dg.SensorResult) -> list[str]:
     out = []
     for r in result.run_requests:
         tags = r.tags
-        out.append(r.partition_key or f"{tags[ASSET_PARTITION_RANGE_START_TAG]}..{tags[ASSET_PARTITION_RANGE_END_TAG]}")
+        out.append(r.partition_key or f"{tags[RANGE_START_TAG]}..{tags[RANGE_END_TAG]}")
     return out
 
 
@@ -198,6 +198,43 @@ def test_batches_follow_partition_order_and_size():
     order = ["a", "b", "c", "d", "e", "f"]
     wanted = {k: "h" for k in ["a", "b", "c", "e", "f"]}
     requests = batched_run_requests(order, wanted, max_per_run=2)
-    got = [(r.partition_key, r.tags.get(ASSET_PARTITION_RANGE_START_TAG), r.tags.get(ASSET_PARTITION_RANGE_END_TAG)) for r in requests]
+    got = [(r.partition_key, r.tags.get(RANGE_START_TAG), r.tags.get(RANGE_END_TAG)) for r in requests]
     assert got == [(None, "a", "b"), ("c", None, None), (None, "e", "f")]
     assert len({r.run_key for r in requests}) == 3
+
+
+def test_batched_requests_are_partition_ranges_dagster_reads():
+    # The range tags are spelled out in partition_ranges (no public constant): Dagster must read them back.
+    [request] = batched_run_requests(["a", "b"], {"a": "h", "b": "h"})
+    assert request.partition_key_range == dg.PartitionKeyRange("a", "b")
+
+
+def test_cursor_diff_hashes_only_what_the_fingerprint_cannot_vouch_for(tmp_path):
+    """The cursor diff alone, without Dagster: what is new, changed, touched or gone."""
+    files = {name: tmp_path / f"{name}.md" for name in ("same", "touched", "edited", "new")}
+    for name, path in files.items():
+        path.write_text(f"# {name}")
+    seen = {
+        name: Seen(fingerprint(files[name]), sha256_file(str(files[name])), name, str(files[name]))
+        for name in ("same", "touched", "edited")
+    }
+    seen["removed"] = Seen("1:1", "h-removed", "removed", str(tmp_path / "removed.md"))
+    os.utime(files["touched"], ns=(1, 1))  # new mtime, same bytes
+    files["edited"].write_text("# edited, longer now")
+    hashed: list[str] = []
+
+    def content_hash(path: Path) -> str:
+        hashed.append(path.stem)
+        return sha256_file(str(path))
+
+    diff = diff_cursor(seen, {k: p for k, p in files.items()}, content_hash=content_hash)
+    assert sorted(hashed) == ["edited", "new", "touched"]  # "same" kept its cursor entry unhashed
+    assert diff.unsettled == ["edited", "new"]
+    assert diff.gone == {"removed": "removed"}
+    assert diff.now["same"] is seen["same"] and diff.now["touched"].content_hash == seen["touched"].content_hash
+    assert set(diff.now) == set(files)
+
+    # The run history settles the rest: "new" was ingested before with this very content.
+    last = {"new": {"content_hash": diff.now["new"].content_hash}, "edited": {"content_hash": seen["edited"].content_hash}}
+    assert changed_keys(diff.unsettled, diff.now, last) == {"edited": diff.now["edited"].content_hash}
+    assert changed_keys(diff.unsettled, diff.now, {}) == {k: diff.now[k].content_hash for k in ("edited", "new")}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.errors import StoreError
+from evidence_pipeline.records import PointPayload
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
@@ -47,22 +48,22 @@ def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
                     id=point_id(doc_id, child_id),
                     dense=dense(text) if dense else _random_dense(rng),
                     sparse=ENC.encode_document(text),
-                    payload={
-                        "parent_id": parent_id,
-                        "unit_id": parent_id,
-                        "child_id": child_id,
-                        "parent_text": " ".join(children),
-                        "doc_id": doc_id,
-                        "doc_title": f"Title of {doc_id}",
-                        "pages": [1, 2],
-                        "section_path": ["1 Scope"],
-                        "caption": None,
-                        "unit_kind": "table",
-                        "child_kind": "row",
-                        "text": text,
-                        "content_hash": content_hash,
-                        "pipeline_version": "1",
-                    },
+                    payload=PointPayload(
+                        doc_id=doc_id,
+                        doc_title=f"Title of {doc_id}",
+                        content_hash=content_hash,
+                        pipeline_version="1",
+                        parent_id=parent_id,
+                        unit_id=parent_id,
+                        child_id=child_id,
+                        parent_text=" ".join(children),
+                        pages=[1, 2],
+                        section_path=["1 Scope"],
+                        caption=None,
+                        unit_kind="table",
+                        child_kind="row",
+                        text=text,
+                    ).model_dump(),
                 )
             )
     return points
@@ -289,3 +290,20 @@ def test_edge_store_is_locked_while_open_and_reopens_in_another_process(tmp_path
             store.delete_document("a")
             raise RuntimeError("boom")
     assert _count_in_subprocess(path) == "0"
+
+
+def test_document_version_on_both_backends(backend):
+    store = backend()
+    assert store.document_version("a") is None  # nothing created yet
+    store.ensure_collection(DIM)
+    store.replace_document("a", make_points("a", {"a/p1": ["r1", "r2"], "a/p2": ["r3"]}, content_hash="h1"))
+    store.replace_document("b", make_points("b", {"b/p1": ["x"]}, content_hash="h2"))
+    assert store.document_version("a") == ("h1", "1") and store.document_version("b") == ("h2", "1")
+    assert store.document_version("c") is None
+    # One point left from an older version (an interrupted replace): the document has no single version.
+    points = make_points("a", {"a/p1": ["r1", "r2"], "a/p2": ["r3"]}, content_hash="h1")
+    mixed = [points[0].model_copy(update={"payload": {**points[0].payload, "content_hash": "h0"}}), *points[1:]]
+    store.replace_document("a", mixed)
+    assert store.document_version("a") == ("", "")
+    store.delete_document("a")
+    assert store.document_version("a") is None and store.document_version("b") == ("h2", "1")

@@ -35,7 +35,7 @@ def build(docs: Sequence[ParsedDoc], counter: TokenCounter) -> tuple[list[list[E
     options = pipeline.PipelineOptions()
     load = load_1min()
     with timed() as span:
-        units = [pipeline.split_evidence_units(pipeline.evidence_units(d, options, counter), options, counter) for d in docs]
+        units = [pipeline.document_units(d, options, counter) for d in docs]
     n = sum(map(len, units))
     return units, {"units": n, "seconds": span.wall, "cpu_s": span.cpu, "load": load, "units_per_s": n / span.wall}
 

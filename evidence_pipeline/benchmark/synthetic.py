@@ -11,6 +11,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from evidence_pipeline.records import DocumentStamp, PointPayload, document_head
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store.base import Point, point_id
 
@@ -58,34 +59,33 @@ def synthetic_documents(
         vecs = rng.standard_normal((m, dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         points: list[Point] = []
+        stamp = DocumentStamp(doc_id=doc_id, doc_title="Synthetic SOP", content_hash="synthetic", pipeline_version="bench")
         for start in range(0, m, children_per_parent):
             unit_id = f"{doc_id}-u{start // children_per_parent}"
             texts = [sampler.text() for _ in range(min(children_per_parent, m - start))]
-            parent_text = f"Document: {doc_id} - Synthetic SOP\n" + "\n".join(texts)
+            parent_text = "\n".join([*document_head(doc_id, stamp.doc_title, []), *texts])
             for i, text in enumerate(texts):
                 child_id = f"{unit_id}-c{i}"
-                # model_construct: these fields are built right here, validation would only cost time.
+                payload = PointPayload(
+                    **stamp.model_dump(),
+                    parent_id=unit_id,
+                    unit_id=unit_id,
+                    child_id=child_id,
+                    parent_text=parent_text,
+                    pages=[1 + start // 40],
+                    section_path=["1 Purpose"],
+                    caption=None,
+                    unit_kind="section",
+                    child_kind="sentence",
+                    text=text,
+                )
+                # model_construct: the payload was validated just above; the vectors are built right here.
                 points.append(
                     Point.model_construct(
                         id=point_id(doc_id, child_id),
                         dense=vecs[start + i].tolist(),
                         sparse=encoder.encode_document(text),
-                        payload={
-                            "parent_id": unit_id,
-                            "unit_id": unit_id,
-                            "child_id": child_id,
-                            "parent_text": parent_text,
-                            "doc_id": doc_id,
-                            "doc_title": "Synthetic SOP",
-                            "pages": [1 + start // 40],
-                            "section_path": ["1 Purpose"],
-                            "caption": None,
-                            "unit_kind": "section",
-                            "child_kind": "sentence",
-                            "text": text,
-                            "content_hash": "synthetic",
-                            "pipeline_version": "bench",
-                        },
+                        payload=payload.model_dump(),
                     )
                 )
         made += m

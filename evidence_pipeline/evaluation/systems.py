@@ -29,15 +29,8 @@ from evidence_pipeline.embedding import Embedder, TokenCounter
 from evidence_pipeline.evaluation.baselines import Bm25Windows, FlatChunk, fixed_windows
 from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
 from evidence_pipeline.evaluation.questions import Question
-from evidence_pipeline.pipeline import (
-    PipelineOptions,
-    children_of,
-    evidence_units,
-    make_points,
-    sparse_vectors,
-    split_evidence_units,
-)
-from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.pipeline import PipelineOptions, document_points, prepare, sparse_vectors, write_points
+from evidence_pipeline.records import DocumentStamp, ParsedDoc, PointPayload
 from evidence_pipeline.retrieval import search_store
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
@@ -118,40 +111,36 @@ def flat_points(chunks: Sequence[FlatChunk], embedder: Embedder, doc: ParsedDoc)
     """One point per chunk; the chunk is its own parent, so search returns it as the context."""
     dense = embedder.embed([c.text for c in chunks])
     encoder = SparseEncoder()
+    stamp = DocumentStamp.of(doc, BASELINE_VERSION)
     return [
         Point(
             id=point_id(c.doc_id, c.chunk_id),
             dense=vec.tolist(),
             sparse=encoder.encode_document(c.text),
-            payload={
-                "parent_id": c.chunk_id,
-                "unit_id": c.chunk_id,
-                "child_id": c.chunk_id,
-                "parent_text": c.text,
-                "doc_id": c.doc_id,
-                "doc_title": doc.title,
-                "pages": c.pages,
-                "section_path": [],
-                "caption": None,
-                "unit_kind": "section",
-                "child_kind": "sentence",
-                "text": c.text,
-                "content_hash": doc.content_hash,
-                "pipeline_version": BASELINE_VERSION,
-            },
+            payload=PointPayload(
+                **stamp.model_dump(),
+                parent_id=c.chunk_id,
+                unit_id=c.chunk_id,
+                child_id=c.chunk_id,
+                parent_text=c.text,
+                pages=c.pages,
+                section_path=[],
+                caption=None,
+                unit_kind="section",
+                child_kind="sentence",
+                text=c.text,
+            ).model_dump(),
         )
         for c, vec in zip(chunks, dense)
     ]
 
 
 def unit_points(doc: ParsedDoc, embedder: Embedder, counter: TokenCounter, options: PipelineOptions) -> list[Point]:
-    """The pipeline's points for ``doc`` (the steps of ``pipeline.ingest_parsed``, minus the write)."""
-    units = split_evidence_units(evidence_units(doc, options, counter), options, counter)
-    children = children_of(units, counter)
+    """The pipeline's points for ``doc`` (``pipeline.ingest_parsed`` minus the write)."""
+    units, children = prepare(doc, counter, options)
     dense = embedder.embed([c.embed_text for c in children])
-    sparse = sparse_vectors(children, SparseEncoder())
     version = options.version(doc.parser, embedder.model_id)
-    return make_points(units, children, dense, sparse, content_hash=doc.content_hash, pipeline_version=version)
+    return document_points(doc, units, children, dense, sparse_vectors(children), version)
 
 
 def hybrid_chunks(doc: EvalDoc, model_dir: str) -> list[FlatChunk]:
@@ -208,7 +197,7 @@ def built_systems(
                 else:
                     points = eu
                 store, run = opened[name]
-                store.replace_document(parsed.doc_id, points)
+                write_points(store, parsed.doc_id, points)
                 run.n_chunks += len(points)
         yield opened
 

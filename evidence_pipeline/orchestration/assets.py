@@ -19,7 +19,13 @@ from evidence_pipeline.corpus import doc_id_for, scan
 from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.orchestration.batching import BACKFILL_POLICY, each, partition_keys, run_batched
 from evidence_pipeline.orchestration.history import latest_metadata
-from evidence_pipeline.orchestration.resources import CorpusResource, EmbedderResource, ParserResource, StoreResource
+from evidence_pipeline.orchestration.resources import (
+    CorpusResource,
+    EmbedderResource,
+    ParserResource,
+    PipelineOptionsResource,
+    StoreResource,
+)
 from evidence_pipeline.records import ChildUnit, EvidenceUnit, ParsedDoc, SourceDocument, sha256_file
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store.base import SparseVector
@@ -141,9 +147,13 @@ def parsed_docs(context: dg.AssetExecutionContext, raw_pdfs, parser: ParserResou
     kinds={"python"},
     description="Evidence units: each table with caption, section path, context paragraphs and footnotes; body text as section chunks.",
 )
-def evidence_units(context: dg.AssetExecutionContext, parsed_docs, embedder: EmbedderResource):
+def evidence_units(
+    context: dg.AssetExecutionContext, parsed_docs, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource
+):
+    options = pipeline_options.options()
+
     def build(doc: ParsedDoc):
-        units = pipeline.evidence_units(doc, pipeline.PipelineOptions(), embedder.counter())
+        units = pipeline.evidence_units(doc, options, embedder.counter())
         return units, {
             "tables": sum(u.kind == "table" for u in units),
             "section_chunks": sum(u.kind == "section" for u in units),
@@ -160,9 +170,13 @@ def evidence_units(context: dg.AssetExecutionContext, parsed_docs, embedder: Emb
     kinds={"python"},
     description="Evidence units within the parent token budget: long tables split by rows, caption and header repeated.",
 )
-def split_units(context: dg.AssetExecutionContext, evidence_units, embedder: EmbedderResource):
+def split_units(
+    context: dg.AssetExecutionContext, evidence_units, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource
+):
+    options = pipeline_options.options()
+
     def split(units: list[EvidenceUnit]):
-        pieces = pipeline.split_evidence_units(units, pipeline.PipelineOptions(), embedder.counter())
+        pieces = pipeline.split_evidence_units(units, options, embedder.counter())
         return pieces, {
             "units": len(pieces),
             "split_tables": len({u.parent_id for u in pieces if u.n_pieces > 1}),
@@ -196,16 +210,16 @@ def child_embeddings(context: dg.AssetExecutionContext, split_units, embedder: E
 @dg.asset(
     **_COMMON,
     kinds={"python"},
-    description="BM25 sparse vectors of the document's children (term weights; Qdrant applies IDF).",
+    description="BM25 sparse vectors of the children that child_embeddings embedded, in the same order (term weights; Qdrant applies IDF).",
 )
-def bm25_index(context: dg.AssetExecutionContext, split_units, embedder: EmbedderResource):
+def bm25_index(context: dg.AssetExecutionContext, child_embeddings):
     encoder = SparseEncoder()
 
-    def encode(units: list[EvidenceUnit]):
-        vectors = pipeline.sparse_vectors(pipeline.children_of(units, embedder.counter()), encoder)
+    def encode(embedded: ChildEmbeddings):
+        vectors = pipeline.sparse_vectors(embedded.children, encoder)
         return vectors, {"children": len(vectors), "terms": sum(len(v.indices) for v in vectors)}
 
-    return run_batched(context, (split_units,), encode)
+    return run_batched(context, (child_embeddings,), encode)
 
 
 @dg.asset(
@@ -224,20 +238,18 @@ def qdrant_points(
     child_embeddings,
     bm25_index,
     store: StoreResource,
+    pipeline_options: PipelineOptionsResource,
 ) -> None:
+    options = pipeline_options.options()
     # One store session for the batch: Edge is locked while open, so the step holds it
     # once instead of once per document.
     with store.open() as s:
         for key, (doc, units, embedded, sparse) in each(context, parsed_docs, split_units, child_embeddings, bm25_index):
             embedded: ChildEmbeddings
             sparse: list[SparseVector]
-            version = pipeline.PipelineOptions().version(doc.parser, embedded.model_id)
-            points = pipeline.make_points(
-                units, embedded.children, embedded.vectors, sparse, content_hash=doc.content_hash, pipeline_version=version
-            )
-            if points:
-                s.ensure_collection(len(points[0].dense))
-            result = s.replace_document(doc.doc_id, points)
+            version = options.version(doc.parser, embedded.model_id)
+            points = pipeline.document_points(doc, units, embedded.children, embedded.vectors, sparse, version)
+            result = pipeline.write_points(s, doc.doc_id, points)
             metadata = {
                 "doc_id": doc.doc_id,
                 "points": s.count(doc.doc_id),

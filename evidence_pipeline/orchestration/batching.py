@@ -47,6 +47,16 @@ def output(context: dg.AssetExecutionContext, values: dict[str, T]) -> T | dict[
     return values[keys[0]] if len(keys) == 1 else values
 
 
+def record_metadata(context: dg.AssetExecutionContext, key: str, metadata: Mapping[str, Any]) -> None:
+    """Metadata of one partition's materialization. A one-partition run attaches it to the
+    output (which also works when a test calls the asset directly with
+    ``build_asset_context``); a batch names the partition."""
+    if len(partition_keys(context)) == 1:
+        context.add_output_metadata(dict(metadata))
+    else:
+        context.add_asset_metadata(dict(metadata), partition_key=key)
+
+
 def run_batched(
     context: dg.AssetExecutionContext,
     inputs: tuple,
@@ -73,7 +83,7 @@ def run_batched(
             context.log.error(f"partition {key!r}: {exc.description}")
             failures.append(f"{key}: {exc.description}")
             continue
-        context.add_asset_metadata(dict(metadata), partition_key=key)
+        record_metadata(context, key, metadata)
         values[key] = value
     if failures:
         raise dg.Failure(

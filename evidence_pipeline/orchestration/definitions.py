@@ -9,7 +9,13 @@ import dagster as dg
 from evidence_pipeline.orchestration.assets import ASSETS, documents
 from evidence_pipeline.orchestration.checks import CHECKS
 from evidence_pipeline.orchestration.io import DocumentIOManager
-from evidence_pipeline.orchestration.resources import CorpusResource, EmbedderResource, ParserResource, StoreResource
+from evidence_pipeline.orchestration.resources import (
+    CorpusResource,
+    EmbedderResource,
+    ParserResource,
+    PipelineOptionsResource,
+    StoreResource,
+)
 from evidence_pipeline.orchestration.schedules import build_reingest_schedule
 from evidence_pipeline.orchestration.sensors import build_corpus_sensor
 
@@ -35,6 +41,8 @@ def default_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIO
         "embedder": EmbedderResource.from_env(),
         "store": StoreResource.from_env(),
         "corpus": CorpusResource.from_env(),
+        # Unit and split options; they enter the pipeline version.
+        "pipeline_options": PipelineOptionsResource(),
         # Outputs of every stage, one file per document; EVIDENCE_IO_DIR may be an fsspec URL.
         "io_manager": DocumentIOManager(base_dir=os.environ.get("EVIDENCE_IO_DIR") or None),
     }

@@ -3,11 +3,13 @@
 
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import dagster as dg
+from pydantic import BaseModel, Field, create_model
 
 from evidence_pipeline.embedding import Embedder, TokenCounter, token_counter
+from evidence_pipeline.pipeline import PipelineOptions
 from evidence_pipeline.settings import EmbeddingSettings, ParserSettings, StoreSettings, corpus_dir
 
 
@@ -109,8 +111,37 @@ class CorpusResource(dg.ConfigurableResource):
         return cls(root=str(corpus_dir()))
 
 
-def current_pipeline_version(parser: ParserResource, embedder: EmbedderResource) -> str:
-    """The ``pipeline_version`` a run would record now (cheap: no model is loaded)."""
-    from evidence_pipeline.pipeline import PipelineOptions
+def _config_fields(model: type[BaseModel]) -> dict[str, Any]:
+    """``create_model`` field specs mirroring ``model``: a nested model becomes a nested
+    ``dg.Config``, every default is the core's. So an option added to the core's
+    ``PipelineOptions``/``UnitOptions`` appears in the Dagster config by itself."""
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            nested = create_model(f"{kind.__name__}Config", __base__=dg.Config, __doc__=kind.__doc__, **_config_fields(kind))
+            fields[name] = (nested, Field(default_factory=nested, description=info.description))
+        else:
+            fields[name] = (kind, Field(default=info.default, description=info.description))
+    return fields
 
-    return PipelineOptions().version(parser.parser().name, embedder.embedder().model_id)
+
+class _PipelineOptionsBase(dg.ConfigurableResource):
+    def options(self) -> PipelineOptions:
+        return PipelineOptions.model_validate(self.model_dump())
+
+
+# How documents become units (``pipeline.PipelineOptions``), configurable per run from the
+# launchpad or run config: ``resources: {pipeline_options: {config: {units: {...}}}}``.
+# The options are part of the pipeline version, so changing them makes the schedule re-ingest.
+PipelineOptionsResource: type[_PipelineOptionsBase] = create_model(  # type: ignore[call-overload]
+    "PipelineOptionsResource",
+    __base__=_PipelineOptionsBase,
+    __doc__="Unit and split options of the pipeline (defaults: the core's PipelineOptions).",
+    **_config_fields(PipelineOptions),
+)
+
+
+def current_pipeline_version(parser: ParserResource, embedder: EmbedderResource, options: _PipelineOptionsBase) -> str:
+    """The ``pipeline_version`` a run would record now (the embedding model is not loaded)."""
+    return options.options().version(parser.parser().name, embedder.embedder().model_id)

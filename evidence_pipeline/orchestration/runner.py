@@ -75,17 +75,12 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
 def _unchanged_keys(by_key: dict[str, Path], defs: dg.Definitions) -> set[str]:
     """Keys whose file (content hash) and pipeline version are already in the store."""
     from evidence_pipeline.orchestration.resources import current_pipeline_version
-    from evidence_pipeline.pipeline import stored_version
-    from evidence_pipeline.records import sha256_file
+    from evidence_pipeline.staleness import stored_state
 
     resources = defs.resources
-    version = current_pipeline_version(resources["parser"], resources["embedder"])
-    unchanged = set()
+    version = current_pipeline_version(resources["parser"], resources["embedder"], resources["pipeline_options"])
     with resources["store"].open() as store:
-        for key, path in by_key.items():
-            if stored_version(store, doc_id_for(path)) == (sha256_file(str(path)), version):
-                unchanged.add(key)
-    return unchanged
+        return {key for key, path in by_key.items() if not stored_state(store, doc_id_for(path), path, version).stale}
 
 
 def ingest_paths(

@@ -25,11 +25,14 @@ from evidence_pipeline.orchestration.resources import (
     CorpusResource,
     EmbedderResource,
     ParserResource,
+    PipelineOptionsResource,
     StoreResource,
     current_pipeline_version,
 )
 from evidence_pipeline.orchestration.sensors import batched_run_requests
 from evidence_pipeline.records import sha256_file
+from evidence_pipeline.staleness import DocumentState, document_state
+from evidence_pipeline.store.base import DocumentVersion
 
 DEFAULT_CRON = "0 3 * * *"  # daily, 03:00
 
@@ -54,6 +57,7 @@ def build_reingest_schedule(job, cron: str | None = None) -> dg.ScheduleDefiniti
         store: StoreResource,
         parser: ParserResource,
         embedder: EmbedderResource,
+        pipeline_options: PipelineOptionsResource,
     ):
         found = scan(Path(corpus.root))
         registered = list(context.instance.get_dynamic_partitions(documents.name))
@@ -61,7 +65,7 @@ def build_reingest_schedule(job, cron: str | None = None) -> dg.ScheduleDefiniti
         if new_keys:  # normally the sensor's job; done here so a stopped sensor loses nothing
             context.instance.add_dynamic_partitions(documents.name, new_keys)
         order = registered + new_keys
-        version = current_pipeline_version(parser, embedder)
+        version = current_pipeline_version(parser, embedder, pipeline_options)
         indexed = latest_metadata(context.instance, "qdrant_points", found.paths)
         try:
             with store.open() as s:
@@ -71,23 +75,20 @@ def build_reingest_schedule(job, cron: str | None = None) -> dg.ScheduleDefiniti
             stored = None
 
         wanted: dict[str, str] = {}
-        reasons: dict[str, int] = {"content": 0, "version": 0, "never indexed": 0, "missing from store": 0}
+        reasons: dict[DocumentState, int] = {}
         for key, path in found.paths.items():
             content_hash = sha256_file(str(path))
             meta = indexed.get(key)
-            reason = None
-            if meta is None:
-                reason = "never indexed"
-            elif meta.get("content_hash") != content_hash:
-                reason = "content"
-            elif meta.get("pipeline_version") != version:
-                reason = "version"
-            elif stored is not None and meta.get("points", 1) and stored.get(meta.get("doc_id", "")) != content_hash:
-                reason = "missing from store"
-            if reason:
-                reasons[reason] += 1
+            # The store holds what the history says was written (a document of no points holds nothing).
+            store_holds = None if stored is None or meta is None or not meta.get("points", 1) else (
+                stored.get(meta.get("doc_id", "")) == content_hash
+            )
+            last = DocumentVersion(meta.get("content_hash", ""), meta.get("pipeline_version", "")) if meta else None
+            state = document_state(content_hash, last, version, store_holds=store_holds)
+            if state.stale:
+                reasons[state] = reasons.get(state, 0) + 1
                 wanted[key] = f"{content_hash}|{version}"
-        summary = ", ".join(f"{n} {r}" for r, n in reasons.items() if n) or "none"
+        summary = ", ".join(f"{n} {state.value}" for state, n in reasons.items()) or "none"
         context.log.info(f"{len(found.paths)} documents, pipeline version {version}; stale: {summary}")
         if not wanted:
             return dg.SkipReason(f"all {len(found.paths)} documents are indexed with pipeline version {version}")

@@ -20,19 +20,22 @@ file changes; the re-ingestion schedule retries them.
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from evidence_pipeline.corpus import doc_id_for, doc_id_from_key, scan
 from evidence_pipeline.errors import StoreError
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
 from evidence_pipeline.orchestration.history import latest_metadata
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.records import sha256_file
+from evidence_pipeline.staleness import document_state
+from evidence_pipeline.store.base import DocumentVersion
 
 CURSOR_VERSION = 1
 
@@ -71,6 +74,52 @@ def dump_cursor(files: dict[str, Seen], deleting: dict[str, str]) -> str:
     )
 
 
+@dataclass
+class CursorDiff:
+    """The folder now against the cursor of the last tick."""
+
+    now: dict[str, Seen] = field(default_factory=dict)  # the next cursor's files
+    unsettled: list[str] = field(default_factory=list)  # new, or hash differs from the cursor's
+    gone: dict[str, str] = field(default_factory=dict)  # key -> doc id of files the cursor knew, now absent
+
+
+def diff_cursor(
+    seen: Mapping[str, Seen],
+    found: Mapping[str, Path],
+    *,
+    fingerprint: Callable[[Path], str] = fingerprint,
+    content_hash: Callable[[Path], str] = lambda path: sha256_file(str(path)),
+) -> CursorDiff:
+    """Compare the files ``found`` now (key -> path) with the cursor's ``seen``. A file whose
+    fingerprint and path are unchanged keeps its cursor entry without being hashed; any
+    other is hashed, and is unsettled unless its hash equals the cursor's (a ``touch``)."""
+    diff = CursorDiff()
+    for key, path in found.items():
+        fp = fingerprint(path)
+        prev = seen.get(key)
+        if prev is not None and prev.fingerprint == fp and prev.path == str(path):
+            diff.now[key] = prev
+            continue
+        diff.now[key] = Seen(fp, content_hash(path), doc_id_for(path), str(path))
+        if prev is None or prev.content_hash != diff.now[key].content_hash:
+            diff.unsettled.append(key)
+    diff.gone = {k: s.doc_id for k, s in seen.items() if k not in found}
+    return diff
+
+
+def changed_keys(unsettled: list[str], now: Mapping[str, Seen], last: Mapping[str, Mapping]) -> dict[str, str]:
+    """key -> content hash of the unsettled files whose content was not what the latest
+    ``raw_pdfs`` materialization (``last``) saw: those need a run. The sensor watches content
+    only; pipeline-version changes are the schedule's."""
+    wanted = {}
+    for key in unsettled:
+        meta = last.get(key)
+        indexed = DocumentVersion(str(meta.get("content_hash", "")), "") if meta else None
+        if document_state(now[key].content_hash, indexed, None).stale:
+            wanted[key] = now[key].content_hash
+    return wanted
+
+
 def batched_run_requests(
     order: list[str], wanted: dict[str, str], *, max_per_run: int = MAX_PARTITIONS_PER_RUN, prefix: str = ""
 ) -> list[dg.RunRequest]:
@@ -94,7 +143,7 @@ def batched_run_requests(
                 requests.append(
                     dg.RunRequest(
                         run_key=f"{prefix}{chunk[0]}..{chunk[-1]}:{digest}",
-                        tags={ASSET_PARTITION_RANGE_START_TAG: chunk[0], ASSET_PARTITION_RANGE_END_TAG: chunk[-1]},
+                        tags=range_tags(chunk[0], chunk[-1]),
                     )
                 )
         stretch.clear()
@@ -139,23 +188,13 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
         for path in found.duplicates:
             context.log.warning(f"{path}: same document id as another file of the corpus; skipped")
 
-        now: dict[str, Seen] = {}
-        unsettled: list[str] = []  # hash differs from the cursor's, or the cursor does not know the key
-        for key, path in found.paths.items():
-            fp = fingerprint(path)
-            prev = seen.get(key)
-            if prev is not None and prev.fingerprint == fp and prev.path == str(path):
-                now[key] = prev
-                continue
-            now[key] = Seen(fp, sha256_file(str(path)), doc_id_for(path), str(path))
-            if prev is None or prev.content_hash != now[key].content_hash:
-                unsettled.append(key)
+        diff = diff_cursor(seen, found.paths)
+        now = diff.now
         # The instance settles the rest: a document whose last ingest saw this hash needs no run.
-        last = latest_metadata(context.instance, "raw_pdfs", unsettled)
-        wanted = {k: now[k].content_hash for k in unsettled if last.get(k, {}).get("content_hash") != now[k].content_hash}
+        wanted = changed_keys(diff.unsettled, now, latest_metadata(context.instance, "raw_pdfs", diff.unsettled))
 
         # Gone: known to the cursor, or (after a reset) registered from a file of this folder.
-        gone = {k: s.doc_id for k, s in seen.items() if k not in found.paths}
+        gone = dict(diff.gone)
         if not seen:
             orphans = [k for k in registered if k not in found.paths and k not in deleting]
             for key, meta in latest_metadata(context.instance, "raw_pdfs", orphans).items():

@@ -9,10 +9,10 @@ its ``max_seq_length`` from the Hugging Face Hub.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from evidence_pipeline.embedding import max_seq_length
 from evidence_pipeline.parser.docling_parser import DoclingParser
 from evidence_pipeline.records import ParsedDoc
 
@@ -47,8 +47,7 @@ class ConvertingParser(DoclingParser):
 
 def default_max_tokens(model_dir: str) -> int:
     """What HybridChunker would pick by itself: the model's ``max_seq_length`` (256 for MiniLM)."""
-    cfg = Path(model_dir) / "sentence_bert_config.json"
-    return int(json.loads(cfg.read_text())["max_seq_length"]) if cfg.is_file() else 512
+    return max_seq_length(model_dir)
 
 
 def hybrid_chunk_texts(dl_doc: Any, model_dir: str, max_tokens: int | None = None) -> list[tuple[str, list[int]]]:

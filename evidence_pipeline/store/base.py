@@ -2,37 +2,20 @@
 
 One point per child. Named dense vector ``dense`` (cosine) and named sparse
 vector ``bm25`` (Qdrant's IDF modifier: we send BM25 term-frequency weights,
-Qdrant supplies IDF from the collection). Payload keys are listed in
-``PAYLOAD_KEYS``.
+Qdrant supplies IDF from the collection). The payload is a
+``records.PointPayload`` dumped to a dict: its fields are the payload keys.
 """
 
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
 
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
-
-PAYLOAD_KEYS = (
-    "parent_id",
-    "unit_id",
-    "child_id",
-    "parent_text",
-    "doc_id",
-    "doc_title",
-    "pages",
-    "section_path",
-    "caption",
-    "unit_kind",
-    "child_kind",
-    "text",
-    "content_hash",
-    "pipeline_version",
-)
 
 
 # Keyword payload indexes every backend creates: delete/count/filter by document, group by parent.
@@ -92,6 +75,32 @@ class VectorStats(BaseModel):
     parent_text: int = Field(description="points with a non-empty parent_text")
 
 
+class DocumentVersion(NamedTuple):
+    """What a document's points were built from: every point of a document carries both."""
+
+    content_hash: str
+    pipeline_version: str
+
+
+def agreed_version(
+    first: dict | None, count_with: Callable[[DocumentVersion], int], count_all: Callable[[], int]
+) -> DocumentVersion | None:
+    """The version every point of a document carries, from one point's payload and two
+    counts (``count_with(version)``: the document's points carrying that version).
+
+    None when the document has no point (``first`` is None); ``("", "")`` when its points
+    disagree (a replace interrupted before its stale points were deleted) or carry none,
+    so that any comparison with a real version says "changed".
+    """
+    if first is None:
+        return None
+    content_hash, pipeline_version = first.get("content_hash"), first.get("pipeline_version")
+    if not (isinstance(content_hash, str) and isinstance(pipeline_version, str)):
+        return DocumentVersion("", "")
+    version = DocumentVersion(content_hash, pipeline_version)
+    return version if count_with(version) == count_all() else DocumentVersion("", "")
+
+
 class Store(Protocol):
     """What the pipeline and search need from a vector store."""
 
@@ -106,6 +115,9 @@ class Store(Protocol):
 
     def document_hashes(self) -> dict[str, str]:
         """doc_id -> content_hash of what is stored (one scroll over payloads)."""
+
+    def document_version(self, doc_id: str) -> DocumentVersion | None:
+        """``(content_hash, pipeline_version)`` every point of ``doc_id`` carries (see ``agreed_version``)."""
 
     def point_ids(self, doc_id: str) -> set[str]: ...
 

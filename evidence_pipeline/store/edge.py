@@ -26,12 +26,14 @@ from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.base import (
     INDEXED_KEYWORDS,
+    DocumentVersion,
     RRF_K,
     Point,
     ReplaceResult,
     SparseVector,
     StoredHit,
     VectorStats,
+    agreed_version,
     hashes_of,
     point_from_record,
     vector_stats_of,
@@ -199,11 +201,9 @@ class EdgeStore:
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
-    def document_version(self, doc_id: str) -> tuple[str, str] | None:
-        """``(content_hash, pipeline_version)`` that every point of ``doc_id`` carries; None when
-        the document has no point; ``("", "")`` when its points disagree (a replace interrupted
-        before its stale points were deleted). One point read and two counts filtered on the
-        indexed doc_id: no scroll over the whole store.
+    def document_version(self, doc_id: str) -> DocumentVersion | None:
+        """See ``Store.document_version``: one point read and two counts filtered on the
+        indexed doc_id; no scroll over the whole store.
         Not detected: the first ingest of a document of more than one upsert batch
         (1024 children) interrupted between batches; ``ingest_file(force=True)`` redoes it."""
         if self._shard is None:
@@ -213,22 +213,19 @@ class EdgeStore:
                 limit=1, filter=_doc_filter([doc_id]), with_payload=["content_hash", "pipeline_version"], with_vector=False
             )
         )
-        if not records:
-            return None
-        payload = records[0].payload or {}
-        version = payload.get("content_hash"), payload.get("pipeline_version")
-        if not all(isinstance(v, str) for v in version):
-            return "", ""
-        same = qe.Filter(
-            must=[
-                qe.FieldCondition(key="doc_id", match=qe.MatchAny([doc_id])),
-                qe.FieldCondition(key="content_hash", match=qe.MatchValue(version[0])),
-                qe.FieldCondition(key="pipeline_version", match=qe.MatchValue(version[1])),
-            ]
-        )
-        if self._shard.count(qe.CountRequest(exact=True, filter=same)) != self.count(doc_id):
-            return "", ""
-        return version
+
+        def count_with(version: DocumentVersion) -> int:
+            same = qe.Filter(
+                must=[
+                    qe.FieldCondition(key="doc_id", match=qe.MatchAny([doc_id])),
+                    qe.FieldCondition(key="content_hash", match=qe.MatchValue(version.content_hash)),
+                    qe.FieldCondition(key="pipeline_version", match=qe.MatchValue(version.pipeline_version)),
+                ]
+            )
+            return int(self._shard.count(qe.CountRequest(exact=True, filter=same)))
+
+        first = (records[0].payload or {}) if records else None
+        return agreed_version(first, count_with, lambda: self.count(doc_id))
 
     def hybrid_search(
         self,

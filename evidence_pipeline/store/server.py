@@ -16,12 +16,14 @@ from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.base import (
     INDEXED_KEYWORDS,
+    DocumentVersion,
     RRF_K,
     Point,
     ReplaceResult,
     SparseVector,
     StoredHit,
     VectorStats,
+    agreed_version,
     hashes_of,
     point_from_record,
     vector_stats_of,
@@ -202,6 +204,31 @@ class ServerStore:
 
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
+
+    def document_version(self, doc_id: str) -> DocumentVersion | None:
+        """See ``Store.document_version``: one point read and two filtered counts."""
+        if not self._exists():
+            return None
+        records, _ = self.client.scroll(
+            self.collection,
+            scroll_filter=_doc_filter([doc_id]),
+            limit=1,
+            with_payload=["content_hash", "pipeline_version"],
+            with_vectors=False,
+        )
+
+        def count_with(version: DocumentVersion) -> int:
+            same = models.Filter(
+                must=[
+                    *_doc_filter([doc_id]).must,
+                    models.FieldCondition(key="content_hash", match=models.MatchValue(value=version.content_hash)),
+                    models.FieldCondition(key="pipeline_version", match=models.MatchValue(value=version.pipeline_version)),
+                ]
+            )
+            return self.client.count(self.collection, count_filter=same, exact=True).count
+
+        first = (records[0].payload or {}) if records else None
+        return agreed_version(first, count_with, lambda: self.count(doc_id))
 
     def hybrid_search(
         self,

@@ -1,0 +1,101 @@
+"""Records: the point payload that writers and readers share, and the text head they share."""
+
+import pytest
+from pydantic import ValidationError
+
+from evidence_pipeline.embedding import token_counter
+from evidence_pipeline.pipeline import PipelineOptions, prepare
+from evidence_pipeline.records import DocumentStamp, PointPayload, SearchHit, document_head
+from evidence_pipeline.retrieval import context_texts, to_hit
+from evidence_pipeline.store.base import StoredHit
+
+MD = """# Storage of reagents
+
+## 3 Limits
+
+Keep the cold room closed. Record every excursion.
+
+Table 2: Storage limits
+
+| Item | Min | Max |
+|---|---|---|
+| Temperature (C) | 2 | 8 |
+| Humidity (%) | 30 | 60 |
+
+Values outside these limits are deviations.
+
+Table 3: Alarm delays
+
+| Alarm | Delay (min) |
+|---|---|
+| Door open | 5 |
+| Power loss | 1 |
+"""
+
+# The payload layout. Removing, renaming or adding a key must change this test, and only this one:
+# every writer builds a PointPayload and every reader parses one.
+PAYLOAD_KEYS = {
+    "doc_id", "doc_title", "content_hash", "pipeline_version",  # the document's stamp
+    "parent_id", "unit_id", "child_id", "parent_text", "pages", "section_path", "caption",
+    "unit_kind", "child_kind", "text",
+}
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    from evidence_pipeline.parser import DoclingParser
+
+    path = tmp_path_factory.mktemp("records") / "storage-limits.md"
+    path.write_text(MD)
+    doc = DoclingParser().parse(path)
+    units, children = prepare(doc, token_counter(None), PipelineOptions())
+    return doc, units, children
+
+
+def test_payload_keys_are_the_layout():
+    assert set(PointPayload.model_fields) == PAYLOAD_KEYS
+    assert set(DocumentStamp.model_fields) < PAYLOAD_KEYS
+    # Everything a search hit shows comes from the payload (score and matched_text are renamed/added).
+    assert set(SearchHit.model_fields) - {"score", "matched_text"} <= PAYLOAD_KEYS
+
+
+def test_payload_of_a_table_row_round_trips(prepared):
+    doc, units, children = prepared
+    table = next(u for u in units if u.kind == "table")
+    row = next(c for c in children if c.unit_id == table.unit_id and c.kind == "row")
+    payload = PointPayload.for_child(DocumentStamp.of(doc, "v1"), table, row)
+
+    stored = payload.model_dump()
+    assert set(stored) == PAYLOAD_KEYS
+    assert PointPayload.model_validate(stored) == payload
+    assert stored["doc_id"] == "storage-limits" and stored["content_hash"] == doc.content_hash
+    assert stored["caption"] == "Table 2: Storage limits" and stored["unit_kind"] == "table"
+    assert stored["child_kind"] == "row" and "Temperature (C)" in stored["text"]
+    assert stored["parent_text"] == table.text and stored["section_path"][-1] == "3 Limits"
+
+
+@pytest.mark.parametrize("key", sorted(PAYLOAD_KEYS))
+def test_a_payload_missing_any_key_is_rejected_where_it_is_read(prepared, key):
+    doc, units, children = prepared
+    unit = next(u for u in units if u.unit_id == children[0].unit_id)
+    stored = PointPayload.for_child(DocumentStamp.of(doc, "v1"), unit, children[0]).model_dump()
+    del stored[key]
+    with pytest.raises(ValidationError, match=key):
+        to_hit(StoredHit(id="x", score=1.0, payload=stored))
+
+
+def test_search_drops_the_head_the_unit_text_opens_with(prepared):
+    doc, units, children = prepared
+    stamp = DocumentStamp.of(doc, "v1")
+    by_unit = {u.unit_id: u for u in units}
+    # Two parents of one document and section: the second is shown without the shared head.
+    same_section = [u for u in units if u.section_path == units[-1].section_path]
+    assert len(same_section) >= 2, [u.section_path for u in units]
+    hits = []
+    for unit in same_section[:2]:
+        child = next(c for c in children if c.unit_id == unit.unit_id)
+        hits.append(to_hit(StoredHit(id=child.child_id, score=1.0, payload=PointPayload.for_child(stamp, by_unit[unit.unit_id], child).model_dump())))
+    head = "\n".join(document_head(doc.doc_id, doc.title, same_section[0].section_path)) + "\n"
+    assert all(h.parent_text.startswith(head) for h in hits)
+    first, second = context_texts(hits)
+    assert first == hits[0].parent_text and second == hits[1].parent_text[len(head) :]
