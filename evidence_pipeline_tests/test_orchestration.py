@@ -123,7 +123,7 @@ def test_document_outside_the_corpus_rematerializes_from_its_recorded_path(tmp_p
         # As the UI or the schedule launch it: no path in the config.
         again = dg.materialize([raw_pdfs], partition_key=key, instance=instance, resources=resources)
         assert again.success
-        assert latest_metadata(instance, "raw_pdfs", [key])[key]["path"] == str(source)
+        assert latest_metadata(instance, "raw_pdfs", [key])[key]["source_path"] == str(source)
         source.unlink()
         gone = dg.materialize([raw_pdfs], partition_key=key, instance=instance, resources=resources, raise_on_error=False)
         assert not gone.success

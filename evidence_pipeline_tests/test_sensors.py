@@ -54,7 +54,7 @@ class Folder:
 
     def ingested(self, key: str, path: Path) -> None:
         """Record what a successful run records (the sensor reads raw_pdfs' content_hash)."""
-        metadata = {"content_hash": sha256_file(str(path)), "path": str(path), "doc_id": path.stem}
+        metadata = {"content_hash": sha256_file(str(path)), "source_path": str(path), "doc_id": path.stem}
         self.instance.report_runless_asset_event(dg.AssetMaterialization("raw_pdfs", partition=key, metadata=metadata))
 
     def partitions(self) -> list[str]:

@@ -101,7 +101,7 @@ def raw_pdfs(context: dg.AssetExecutionContext, config: RawDocumentConfig, corpu
         if path is None and not config.path:
             # A document ingested from outside the corpus folder (`evidence-pipeline ingest
             # /elsewhere/x.pdf`): its latest materialization recorded where it was read.
-            recorded = latest_metadata(context.instance, "raw_pdfs", [key]).get(key, {}).get("path")
+            recorded = latest_metadata(context.instance, "raw_pdfs", [key]).get(key, {}).get("source_path")
             if recorded:
                 path = Path(recorded)
                 if not path.is_file():
@@ -112,7 +112,7 @@ def raw_pdfs(context: dg.AssetExecutionContext, config: RawDocumentConfig, corpu
         if path is None or not path.is_file():
             raise dg.Failure(description=f"partition {key!r}: no such file in corpus folder {corpus.root}")
         doc = SourceDocument(doc_id=doc_id_for(path), path=str(path), content_hash=sha256_file(str(path)), size_bytes=path.stat().st_size)
-        return doc, {"path": str(path), "doc_id": doc.doc_id, "size_bytes": doc.size_bytes, "content_hash": doc.content_hash}
+        return doc, {"source_path": str(path), "doc_id": doc.doc_id, "size_bytes": doc.size_bytes, "content_hash": doc.content_hash}
 
     return run_batched(context, (), read, keyed=True)
 

@@ -95,7 +95,7 @@ class PartitionedPickleIOManager(dg.IOManager):
             path = self._dir(context) if paths is None else next(iter(paths.values()))
             self._dump(path, obj)
             if obj is not None:
-                context.add_output_metadata({"path": dg.MetadataValue.path(str(path))})
+                context.add_output_metadata({"stored_at": dg.MetadataValue.path(str(path))})
             return
         if not isinstance(obj, Mapping) or set(obj) != set(paths):
             raise dg.DagsterInvariantViolationError(

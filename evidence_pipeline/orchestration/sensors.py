@@ -198,7 +198,7 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
         if not seen:
             orphans = [k for k in registered if k not in found.paths and k not in deleting]
             for key, meta in latest_metadata(context.instance, "raw_pdfs", orphans).items():
-                if _under(meta.get("path"), root) and not Path(meta["path"]).exists():
+                if _under(meta.get("source_path"), root) and not Path(meta["source_path"]).exists():
                     gone[key] = meta.get("doc_id") or doc_id_from_key(key) or key
         deleting = {**deleting, **gone}
         deleting = {k: d for k, d in deleting.items() if k not in found.paths}  # a file that came back stays
