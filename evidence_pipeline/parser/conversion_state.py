@@ -15,6 +15,7 @@ decode and batch the pages.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from io import BytesIO
 
@@ -40,11 +41,25 @@ class PageWork:
 
 @dataclass
 class ConversionState:
-    body_size: float | None  # None: no text found up front; each page then uses its own
+    """``body_size`` is a future: the pre-pass runs beside Docling's own page decoding and
+    the layout stage waits for it at its first page."""
+
+    body: Future[float | None]  # None: no text found up front; each page then uses its own
     title: str | None = None
     warnings: list[str] = field(default_factory=list)
     _page_work: dict[int, PageWork] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def body_size(self) -> float | None:
+        try:
+            return self.body.result()
+        except Exception as exc:  # the pipeline's own backend reports unreadable files
+            message = f"body text size taken per page: {type(exc).__name__}: {exc}"
+            with self._lock:
+                if message not in self.warnings:
+                    self.warnings.append(message)
+            return None
 
     def keep_page_work(self, page_no: int, work: PageWork) -> None:
         with self._lock:
@@ -72,6 +87,20 @@ def attach(conv_res: ConversionResult, state: ConversionState) -> None:
 
 def state_of(conv_res: ConversionResult) -> ConversionState | None:
     return getattr(conv_res, _ATTRIBUTE, None)
+
+
+def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[float | None]:
+    """``body_size_of`` on a thread of its own; the future holds its size or its error."""
+    future: Future[float | None] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(body_size_of(conv_res, page_nos))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="body-size", daemon=True).start()
+    return future
 
 
 def body_size_of(conv_res: ConversionResult, page_nos: list[int]) -> float | None:

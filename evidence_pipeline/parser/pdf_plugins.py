@@ -12,7 +12,6 @@ stages lives in that conversion's ``ConversionState`` (see ``conversion_state``)
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -25,14 +24,12 @@ from docling.models.base_table_model import BaseTableStructureModel
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, TableCell
 
 from evidence_pipeline.parser import docling_patches
-from evidence_pipeline.parser.conversion_state import ConversionState, PageWork, attach, body_size_of, state_of
+from evidence_pipeline.parser.conversion_state import ConversionState, PageWork, attach, start_body_size, state_of
 from evidence_pipeline.parser.grid import Grid
 from evidence_pipeline.parser.page_content import page_rules, page_words, spans_of, split_run_in_headings, to_box
 from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
 from evidence_pipeline.parser.table_finder import box_key
 from evidence_pipeline.parser.table_grid import build_grid
-
-_log = logging.getLogger(__name__)
 
 _LABELS = {
     "table": DocItemLabel.TABLE,
@@ -82,7 +79,9 @@ class RuleLayoutModel(BaseLayoutModel):
                 continue
             words = page_words(page)
             spans = split_run_in_headings(spans_of(page.cells), words)
-            body = state.body_size if state is not None and state.body_size is not None else body_text_size(spans)
+            body = state.body_size if state is not None else None
+            if body is None:
+                body = body_text_size(spans)
             analyser = PageAnalyser(page.size.width, page.size.height, body, page.page_no)
             rules = page_rules(page)
             regions = analyser.analyse(spans, rules, words)
@@ -187,12 +186,7 @@ class RulePdfPipeline(standard_pdf_pipeline.StandardPdfPipeline):
             docling_patches.skip_page_images(self.preprocessing_model)
 
     def _build_document(self, conv_res: ConversionResult) -> ConversionResult:
-        state = ConversionState(body_size=None)
-        try:
-            state.body_size = body_size_of(conv_res, self._get_expected_page_nos(conv_res))
-        except Exception as exc:  # the pipeline's own backend reports unreadable files
-            _log.warning("body text size pre-pass failed for %s: %s", conv_res.input.file.name, exc)
-            state.warnings.append(f"body text size taken per page: {type(exc).__name__}: {exc}")
+        state = ConversionState(body=start_body_size(conv_res, self._get_expected_page_nos(conv_res)))
         attach(conv_res, state)
         try:
             return super()._build_document(conv_res)
