@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-SUPPORTED_SUFFIXES = (".pdf", ".docx", ".html", ".htm", ".md")
+from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES
+
 MAX_KEY_LENGTH = 120
 
 _UNSAFE = re.compile(r"[%,\[\]\x00-\x1f\x7f]|\.\.\.")

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections import Counter
 
 from evidence_pipeline.store.base import SparseVector
+from evidence_pipeline.text import fold
 
 # Small English list: words that carry no evidence on their own. Numbers are never dropped.
 STOPWORDS: frozenset[str] = frozenset(
@@ -37,10 +37,6 @@ _COMPOUND = re.compile(r"[^\W_]+(?:(?:[-./_:]|(?<=\d),(?=\d))[^\W_]+)+")
 _BRACKETED = re.compile(r"([^\W_]+)?\s*<\s*([^\W_]+(?:[-./][^\W_]+)*)\s*>")
 
 _HASH_MASK = 0x7FFFFFFF
-
-
-def _normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _light_stem(word: str) -> str:
@@ -65,7 +61,7 @@ def tokenize(text: str) -> list[str]:
     ``SOP-QA-070`` and ``SOP-QA-007`` (or ``USP <85>`` and ``USP <87>``) differ by
     a rare token, not only by a number that occurs everywhere.
     """
-    norm = _normalize(text)
+    norm = fold(text)
     tokens: list[str] = []
     for word in _WORD.findall(norm):
         if word in STOPWORDS:

@@ -14,11 +14,10 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
+from evidence_pipeline.text import FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
 
-_CAPTION = re.compile(r"^\s*(table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)
-_FIGURE = re.compile(r"^\s*(figure|fig\.)\s*\d+", re.IGNORECASE)
 _ADVISORY = re.compile(r"^\s*(warning|caution|note|important|danger|attention)\b", re.IGNORECASE)
 _BODY_LABELS = {"paragraph", "list_item", "other"}
 
@@ -40,7 +39,8 @@ class UnitOptions(BaseModel):
 
 
 def is_table_caption(text: str) -> bool:
-    return bool(_CAPTION.match(text)) and not _FIGURE.match(text)
+    """A text block that names a table (the loose form: see ``evidence_pipeline.text``)."""
+    return names_table(text)
 
 
 def is_advisory(text: str) -> bool:
@@ -129,7 +129,7 @@ def _find_caption(items, i: int, last_index: int, table: Table, header: list[lis
             if 0 <= j < len(items) and isinstance(items[j], TextBlock) and items[j].text.strip() == text.strip():
                 used.add(j)
 
-    if table.caption and not _FIGURE.match(table.caption):
+    if table.caption and not FIGURE_LABEL_RE.match(table.caption):
         mark_used(table.caption)
         return table.caption.strip(), "direct", header
 

@@ -40,6 +40,19 @@ def test_iter_documents_recurses_and_skips_hidden_and_unsupported(tmp_path: Path
     assert expand_paths([tmp_path / "sub", tmp_path / "a.pdf"]) == [tmp_path / "sub/b.docx", tmp_path / "a.pdf"]
 
 
+def test_the_corpus_offers_exactly_what_the_parser_reads(tmp_path: Path):
+    from evidence_pipeline.errors import ParseError
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES
+
+    for i, suffix in enumerate([*SUPPORTED_SUFFIXES, ".txt", ".doc"]):
+        (tmp_path / f"f{i}{suffix}").write_text("x")
+    found = {p.suffix for p in iter_documents(tmp_path)}
+    assert found == set(SUPPORTED_SUFFIXES)
+    with pytest.raises(ParseError, match="unsupported file type '.txt'"):
+        DoclingParser().parse(tmp_path / f"f{len(SUPPORTED_SUFFIXES)}.txt")
+
+
 @pytest.mark.parametrize("name", ["SOP-QA-070", "a,b", "x...y", "50%", "[draft]", "ünïcödé", "tab\tname", "a%2C"])
 def test_doc_id_comes_back_from_its_key(name: str):
     assert doc_id_from_key(partition_key(name)) == name

@@ -3,24 +3,15 @@
 Docling is imported lazily (inside ``DoclingParser``), so importing this package is cheap.
 ``make_parser`` gives the parser the pipeline uses: by default Docling in a worker process with
 limits per document (``parser/worker.py``); ``isolation="inline"`` parses in the caller's process.
+The port the core types against, ``Parser``, lives in ``evidence_pipeline.parser_port``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Protocol
-
-from evidence_pipeline.parser.docling_parser import SUPPORTED_SUFFIXES, DoclingParser
+from evidence_pipeline.parser.docling_parser import DoclingParser, PdfThreads
+from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES, Parser
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.settings import ParserSettings
-
-
-class Parser(Protocol):
-    name: str
-
-    def parse(self, path: Path, doc_id: str | None = None) -> ParsedDoc:
-        """Read one file; ``doc_id`` defaults to the file stem. Raises ``ParseError``."""
-        ...
 
 
 def make_parser(settings: ParserSettings | None = None) -> Parser:
@@ -34,4 +25,4 @@ def make_parser(settings: ParserSettings | None = None) -> Parser:
     return WorkerParser(settings)
 
 
-__all__ = ["DoclingParser", "ParsedDoc", "Parser", "SUPPORTED_SUFFIXES", "make_parser"]
+__all__ = ["DoclingParser", "ParsedDoc", "Parser", "PdfThreads", "SUPPORTED_SUFFIXES", "make_parser"]

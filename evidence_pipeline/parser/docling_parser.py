@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser.convert import docling_to_parsed
 from evidence_pipeline.parser.table_limits import limit_tables
+from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES
 from evidence_pipeline.records import ParsedDoc, sha256_file
 from evidence_pipeline.settings import ParserSettings
-
-SUPPORTED_SUFFIXES = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
 MAX_BYTES = 500 * 1024 * 1024
 
 _log = logging.getLogger(__name__)
@@ -26,6 +26,15 @@ def _docling_version() -> str:
         return version("docling")
 
 
+@dataclass(frozen=True)
+class PdfThreads:
+    """How Docling spreads one PDF conversion over threads. The output does not depend on
+    these (a test parses with other values and compares); only the speed does."""
+
+    parser_threads: int = 2  # docling-parse threads decoding pages
+    batch_size: int = 4  # pages per call of the layout and table stages
+
+
 class DoclingParser:
     """Parses PDF, DOCX, HTML and Markdown into a ParsedDoc.
 
@@ -33,8 +42,9 @@ class DoclingParser:
     pipelines (and any models) cached inside it, so they load once per process.
     """
 
-    def __init__(self, settings: ParserSettings = ParserSettings()):
+    def __init__(self, settings: ParserSettings = ParserSettings(), threads: PdfThreads = PdfThreads()):
         self.settings = settings
+        self.threads = threads
         route = "ml" if settings.docling_artifacts else "rules"
         self.name = f"docling-{_docling_version()}+{route}"
         self._converter = None
@@ -67,6 +77,8 @@ class DoclingParser:
             )
 
             options = PdfPipelineOptions(
+                layout_batch_size=self.threads.batch_size,
+                table_batch_size=self.threads.batch_size,
                 do_ocr=False,  # OCR engines need downloaded weights too; scanned pages get a warning
                 layout_options=RuleLayoutOptions(),
                 table_structure_options=RuleTableStructureOptions(),
@@ -75,7 +87,7 @@ class DoclingParser:
                 generate_parsed_pages=True,
                 document_timeout=self.settings.timeout_s,
             )
-            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options())
+            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options(self.threads.parser_threads))
         return DocumentConverter(
             allowed_formats=[InputFormat.PDF, InputFormat.DOCX, InputFormat.HTML, InputFormat.MD],
             format_options={InputFormat.PDF: pdf},
@@ -115,9 +127,12 @@ class DoclingParser:
             warnings.append(f"partial conversion: {'; '.join(errors[:3]) or 'some pages failed'}")
         title_hint = None
         if kind == "pdf" and not self.settings.docling_artifacts:
-            from evidence_pipeline.parser import pdf_plugins
+            from evidence_pipeline.parser.conversion_state import state_of
 
-            title_hint = pdf_plugins.titles.pop(result.input.document_hash, None)
+            state = state_of(result)
+            if state is not None:
+                title_hint = state.title
+                warnings += state.warnings
         try:
             doc = docling_to_parsed(
                 result.document,

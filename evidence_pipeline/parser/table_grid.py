@@ -4,40 +4,26 @@ Columns come from vertical rulings when the table draws them, otherwise from the
 x-ranges that (almost) no text line covers. Rows come from horizontal rulings in
 fully ruled tables, otherwise from text lines, with wrapped lines folded into the
 row above. Spanning cells: a phrase covering several columns (a group header), or,
-in ruled grids, a missing ruling between two slots. Header rows: the leading rows
-that hold spanning cells, leave the stub column empty, or are set in bold.
+in ruled grids, a missing ruling between two slots (see ``grid`` for the passes that
+tidy the grid and find its header rows).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
-from evidence_pipeline.parser.page_layout import group_rows, is_numeric
-
-_LEADING_SYMBOL = {"$", "€", "£", "¥", "US$"}
-_TRAILING_SYMBOL = {"%", ")", "%)", "pts", "bps"}
-
-
-@dataclass
-class GridCell:
-    row: int
-    col: int
-    text: str
-    box: Box
-    row_span: int = 1
-    col_span: int = 1
-    column_header: bool = False
-    bold: bool = False
-
-
-@dataclass
-class Grid:
-    n_rows: int
-    n_cols: int
-    cells: list[GridCell] = field(default_factory=list)
-    header_rows: int = 0
+from evidence_pipeline.parser.grid import (
+    LEADING_SYMBOLS,
+    Grid,
+    GridCell,
+    count_header_rows,
+    drop_empty_columns,
+    merge_symbol_columns,
+    resolve_overlaps,
+    ruled_spans,
+)
+from evidence_pipeline.parser.text_lines import group_rows, is_numeric
 
 
 def _phrases(words: list[Span], rules: Rules) -> list[Span]:
@@ -81,7 +67,7 @@ def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
         prev = out[-1] if out else None
         if (
             prev is not None
-            and prev.text.strip() in _LEADING_SYMBOL
+            and prev.text.strip() in LEADING_SYMBOLS
             and is_numeric(s.text)
             and abs(prev.box.cy - s.box.cy) <= 0.5 * max(prev.size, s.size, 1.0)
             and 0 <= s.box.l - prev.box.r <= 12 * max(s.size, 1.0)
@@ -227,11 +213,11 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
 
     grid = Grid(len(rows), n_cols, sorted(slots.values(), key=lambda c: (c.row, c.col)))
     if fully_ruled:
-        _ruled_spans(grid, rows, edges, rules, box)
-    _merge_symbol_columns(grid)
-    _drop_empty_columns(grid)
-    _resolve_overlaps(grid)
-    grid.header_rows = _header_rows(grid)
+        ruled_spans(grid, rows, edges, rules, box)
+    merge_symbol_columns(grid)
+    drop_empty_columns(grid)
+    resolve_overlaps(grid)
+    grid.header_rows = count_header_rows(grid)
     for c in grid.cells:
         c.column_header = c.row < grid.header_rows
     return grid
@@ -296,150 +282,3 @@ def _label_wraps(prev: list[Span], line: list[Span], edges: list[float], h_rules
         return top - bottom <= 0.6 * size and bool(head) and (head[0].islower() or head[0].isdigit() or head[0] == "(")
     values = all(is_numeric(s.text) or re.fullmatch(r"[-\u2013\u2014]+", s.text.strip()) for s in line)
     return values and top - bottom <= 0.3 * size
-
-
-def _ruled_spans(grid: Grid, rows: list[list[Span]], edges: list[float], rules: Rules, box: Box) -> None:
-    """In a ruled grid, a slot with no ruling between it and an empty neighbour is one cell."""
-    row_tops = [min(s.box.t for s in row) for row in rows]
-    row_bottoms = [max(s.box.b for s in row) for row in rows]
-    col_l = [box.l, *edges]
-    col_r = [*edges, box.r]
-    taken = {(c.row, c.col) for c in grid.cells}
-
-    def h_rule_between(r: int, c: int) -> bool:
-        y0, y1 = row_bottoms[r] - 1, row_tops[r + 1] + 1
-        mid = (col_l[c] + col_r[c]) / 2
-        return any(y0 <= y <= y1 and x0 - 2 <= mid <= x1 + 2 for y, x0, x1 in rules.horizontal)
-
-    def v_rule_between(r: int, c: int) -> bool:
-        x = edges[c]
-        ymid = (row_tops[r] + row_bottoms[r]) / 2
-        return any(abs(vx - x) <= 3 and y0 - 2 <= ymid <= y1 + 2 for vx, y0, y1 in rules.vertical)
-
-    for cell in grid.cells:
-        while (  # a label centred over two slots may sit in the right one
-            cell.col > 0
-            and (cell.row, cell.col - 1) not in taken
-            and not v_rule_between(cell.row, cell.col - 1)
-        ):
-            taken.add((cell.row, cell.col - 1))
-            cell.col -= 1
-            cell.col_span += 1
-        while (
-            cell.row + cell.row_span < grid.n_rows
-            and (cell.row + cell.row_span, cell.col) not in taken
-            and not h_rule_between(cell.row + cell.row_span - 1, cell.col)
-        ):
-            taken.add((cell.row + cell.row_span, cell.col))
-            cell.row_span += 1
-        while (
-            cell.col + cell.col_span < grid.n_cols
-            and (cell.row, cell.col + cell.col_span) not in taken
-            and not v_rule_between(cell.row, cell.col + cell.col_span - 1)
-        ):
-            taken.add((cell.row, cell.col + cell.col_span))
-            cell.col_span += 1
-
-
-def _merge_symbol_columns(grid: Grid) -> None:
-    """A column that holds only currency signs (or only % / closing brackets) belongs to its neighbour."""
-    col = 0
-    while col < grid.n_cols:
-        texts = [c.text.strip() for c in grid.cells if c.col == col and c.col_span == 1]
-        spanning = [c for c in grid.cells if c.col == col and c.col_span > 1]
-        if texts and not spanning and all(t in _LEADING_SYMBOL for t in texts) and col + 1 < grid.n_cols:
-            _fold_column(grid, col, col + 1, leading=True)
-            continue
-        if texts and not spanning and all(t in _TRAILING_SYMBOL for t in texts) and col > 0:
-            _fold_column(grid, col, col - 1, leading=False)
-            continue
-        col += 1
-
-
-def _fold_column(grid: Grid, src: int, dst: int, leading: bool) -> None:
-    by_slot = {(c.row, c.col): c for c in grid.cells}
-    for c in [c for c in grid.cells if c.col == src]:
-        target = by_slot.get((c.row, dst))
-        if target is None:
-            c.col = dst
-        else:
-            target.text = c.text + target.text if leading else target.text + c.text
-            target.box = target.box.union(c.box)
-            grid.cells.remove(c)
-    for c in grid.cells:
-        if c.col > src:
-            c.col -= 1
-        elif c.col < src < c.col + c.col_span:
-            c.col_span -= 1
-    grid.n_cols -= 1
-
-
-def _drop_empty_columns(grid: Grid) -> None:
-    for col in range(grid.n_cols - 1, -1, -1):
-        if grid.n_cols <= 1:
-            return
-        if any(c.col <= col < c.col + c.col_span and (c.col == col) for c in grid.cells):
-            continue
-        for c in grid.cells:
-            if c.col > col:
-                c.col -= 1
-            elif c.col < col < c.col + c.col_span:
-                c.col_span -= 1
-        grid.n_cols -= 1
-
-
-def _resolve_overlaps(grid: Grid) -> None:
-    """Spans never cover a slot that another cell starts in."""
-    starts = {(c.row, c.col) for c in grid.cells}
-    for c in grid.cells:
-        for k in range(1, c.col_span):
-            if (c.row, c.col + k) in starts:
-                c.col_span = k
-                break
-        c.col_span = max(1, min(c.col_span, grid.n_cols - c.col))
-        c.row_span = max(1, min(c.row_span, grid.n_rows - c.row))
-
-
-def _header_rows(grid: Grid) -> int:
-    if grid.n_rows < 2:
-        return 0
-    rows: dict[int, list[GridCell]] = {}
-    for c in grid.cells:
-        rows.setdefault(c.row, []).append(c)
-    any_numeric_body = any(is_numeric(c.text) for c in grid.cells)
-    h = 0
-    for r in range(grid.n_rows - 1):
-        cells = rows.get(r, [])
-        if not cells:
-            break
-        numeric = any(is_numeric(c.text) and not _looks_like_year(c.text) for c in cells)
-        spanning = any(c.col_span > 1 for c in cells) and grid.n_cols > 2
-        stub_empty = all(c.col > 0 for c in cells) and grid.n_cols > 1
-        bold = all(c.bold for c in cells) and (len(cells) >= 2 or stub_empty)
-        if numeric and not (bold and r == 0):
-            break
-        if spanning or stub_empty or bold:
-            h = r + 1
-            continue
-        break
-    if h == 0:
-        first = rows.get(0, [])
-        filled = sum(c.col_span for c in first)
-        body_bold = all(c.bold for c in grid.cells)
-        if (
-            grid.n_rows >= 3
-            and filled >= grid.n_cols - 1
-            and not any(is_numeric(c.text) and not _looks_like_year(c.text) for c in first)
-            and (any_numeric_body or body_bold or grid.n_cols >= 2)
-        ):
-            h = 1
-    for c in grid.cells:  # a header cell that spans down keeps the rows it covers in the header
-        if c.row < h:
-            h = max(h, c.row + c.row_span)
-    return min(h, grid.n_rows - 1)
-
-
-def _looks_like_year(text: str) -> bool:
-    return bool(re.fullmatch(r"\s*(19|20)\d\d\s*", text)) or bool(
-        re.search(r"[A-Za-z]", text)
-    )

@@ -1,0 +1,142 @@
+"""What the rule models share within one conversion, owned by that conversion.
+
+Docling runs the layout and table stages on their own threads and hands each a
+``ConversionResult``; the state that passes between them (the document's body text size,
+the title found on the first page, each page's decoded words, rulings and table grids) is
+attached to that result, so two conversions never see each other's state and one result
+carries its title back to the parser.
+
+The body text size is computed once, before the first page is laid out, from every page
+the conversion converts (``body_size_of``): a page's labels therefore depend only on the
+document's bytes and the page range, never on the order in which Docling's threads
+decode and batch the pages.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from io import BytesIO
+
+from docling.datamodel.document import ConversionResult
+
+from evidence_pipeline.parser.geometry import Rules, Span
+from evidence_pipeline.parser.grid import Grid
+from evidence_pipeline.parser.page_content import cell_text
+from evidence_pipeline.parser.page_layout import most_common_size, size_key
+from evidence_pipeline.parser.table_finder import BoxKey
+
+_ATTRIBUTE = "_evidence_pipeline_state"  # the one attribute this package sets on a ConversionResult
+
+
+@dataclass
+class PageWork:
+    """What the layout stage decoded and built for a page, handed to the table stage."""
+
+    words: list[Span]
+    rules: Rules
+    grids: dict[BoxKey, Grid]
+
+
+@dataclass
+class ConversionState:
+    """``body_size`` is a future: the pre-pass runs beside Docling's own page decoding and
+    the layout stage waits for it at its first page."""
+
+    body: Future[float | None]  # None: no text found up front; each page then uses its own
+    title: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    _page_work: dict[int, PageWork] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def body_size(self) -> float | None:
+        try:
+            return self.body.result()
+        except Exception as exc:  # the pipeline's own backend reports unreadable files
+            message = f"body text size taken per page: {type(exc).__name__}: {exc}"
+            with self._lock:
+                if message not in self.warnings:
+                    self.warnings.append(message)
+            return None
+
+    def keep_page_work(self, page_no: int, work: PageWork) -> None:
+        with self._lock:
+            self._page_work[page_no] = work
+
+    def take_page_work(self, page_no: int) -> PageWork | None:
+        with self._lock:
+            return self._page_work.pop(page_no, None)
+
+    def found_title(self, text: str) -> None:
+        with self._lock:
+            if self.title is None:
+                self.title = text
+
+    def release_pages(self) -> None:
+        """Drop page work no stage took (pages that failed or had no table stage)."""
+        with self._lock:
+            self._page_work.clear()
+
+
+def attach(conv_res: ConversionResult, state: ConversionState) -> None:
+    # An undeclared underscore attribute is a plain instance attribute on a pydantic model.
+    setattr(conv_res, _ATTRIBUTE, state)
+
+
+def state_of(conv_res: ConversionResult) -> ConversionState | None:
+    return getattr(conv_res, _ATTRIBUTE, None)
+
+
+def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[float | None]:
+    """``body_size_of`` on a thread of its own; the future holds its size or its error."""
+    future: Future[float | None] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(body_size_of(conv_res, page_nos))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="body-size", daemon=True).start()
+    return future
+
+
+def body_size_of(conv_res: ConversionResult, page_nos: list[int]) -> float | None:
+    """The text height carrying the most characters over ``page_nos`` of the document.
+
+    A separate docling-parse pass over the same bytes, text lines only (no words, shapes or
+    images): about a tenth of the conversion's time. Its lines are the ones the layout
+    stage reads (same decoder and font settings), so the size is in the layout's units.
+    """
+    from docling_parse.pdf_parser import ContentConfig, ContentLevel, DecodeConfig, DoclingPdfParser
+
+    backend = conv_res.input._backend
+    source = backend.path_or_stream
+    if isinstance(source, BytesIO):
+        source = BytesIO(source.getvalue())  # the backend's stream stays where it was
+    options = backend.options
+    password = options.password.get_secret_value() if getattr(options, "password", None) else None
+    decode = DecodeConfig(enforce_same_font=getattr(options, "enforce_same_font", True))
+    lines_only = ContentConfig(
+        char_cells_content_level=ContentLevel.COMPUTE,
+        word_cells_content_level=ContentLevel.SKIP,
+        line_cells_content_level=ContentLevel.COMPUTE_AND_MATERIALIZE,
+        shapes_content_level=ContentLevel.SKIP,
+        bitmaps_content_level=ContentLevel.SKIP,
+    )
+    doc = DoclingPdfParser(loglevel="fatal").load(source, lazy=True, password=password, decode_config=decode)
+    weights: dict[float, int] = {}
+    try:
+        for page_no in page_nos:
+            page = doc.get_page(page_no, content_config=lines_only)
+            for cell in page.textline_cells:
+                text = cell_text(cell)
+                if text:
+                    key = size_key(cell.rect.to_bounding_box().height)
+                    weights[key] = weights.get(key, 0) + len(text)
+            doc.unload_pages((page_no, page_no + 1))
+    finally:
+        doc.unload()
+    return most_common_size(weights)

@@ -1,0 +1,69 @@
+"""Lines of a page: spans grouped into visual lines, and what the start of a line says.
+
+Shared by the page layout rules and the table grid builder (neither imports the other).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from evidence_pipeline.parser.geometry import Box, Span
+
+FOOTNOTE_MARKER_RE = re.compile(
+    r"^\s*(\*+|[†‡§¶#]+|\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}\)|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|notes?\s*\d{0,2}\s*[:.]\s|source[s]?:|abbreviations?:|※|\[\d{1,2}\])",
+    re.IGNORECASE,
+)
+# Symbol markers that open a new note even inside a run of note lines.
+NOTE_SYMBOL_RE = re.compile(r"^\s*([*†‡§¶※]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|(?i:notes?|source)\b)")
+BULLET_RE = re.compile(r"^\s*([•·▪◦‣●○■□►▶➢✓\-–—]|\(?[a-z]\)|\(?[ivx]+\)|\d{1,2}\))\s+")
+HEADING_NUMBER_RE = re.compile(
+    r"^\s*((\d{1,2}(\.\d{1,2})+\.?)|(\d{1,2}\.?)|([A-Z]\.)|([IVX]{1,5}\.)|((section|article|chapter|part|item|appendix|annex)\s+[\dIVXA-Z]+[.:]?))\s+\S",
+    re.IGNORECASE,
+)
+DOTTED_NUMBER_RE = re.compile(r"^\s*\d{1,2}(\.\d{1,2})+\.?\s+\S")
+NUMERIC_RE = re.compile(r"^[\s$€£¥%()\-–—+.,:/*†‡§0-9]+$")
+
+
+@dataclass
+class Row:
+    """Spans that sit on one visual line of the page."""
+
+    spans: list[Span]
+
+    @cached_property
+    def box(self) -> Box:  # read only once the row is complete (see group_rows)
+        b = self.spans[0].box
+        for s in self.spans[1:]:
+            b = b.union(s.box)
+        return b
+
+    @cached_property
+    def size(self) -> float:
+        return max(s.size for s in self.spans)
+
+
+def group_rows(spans: list[Span]) -> list[Row]:
+    """Group spans into visual lines (shared vertical centre), top to bottom, left to right."""
+    rows: list[Row] = []
+    last = Box(0, 0, 0, 0)  # the box of rows[-1], kept as it grows
+    for s in sorted(spans, key=lambda s: (s.box.cy, s.box.l)):
+        if rows:
+            # a dash's glyph box is a sliver: it must not set the tolerance for its line
+            h = max(min(s.box.height, last.height), 0.5 * max(s.box.height, last.height))
+            tol = 0.45 * h + 0.5
+            if abs(s.box.cy - last.cy) <= tol:
+                rows[-1].spans.append(s)
+                last = last.union(s.box)
+                continue
+        rows.append(Row([s]))
+        last = s.box
+    for r in rows:
+        r.spans.sort(key=lambda s: s.box.l)
+    return rows
+
+
+def is_numeric(text: str) -> bool:
+    t = text.strip()
+    return bool(t) and bool(NUMERIC_RE.match(t)) and any(ch.isdigit() for ch in t)
