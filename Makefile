@@ -36,15 +36,15 @@ test: install
 SHARED ?= ../shared/corpora
 
 eval: corpus
-	$(BIN)/evidence-pipeline eval --docs data/corpus --questions data/questions/sop.jsonl --out data/reports/eval-sop
+	$(BIN)/evidence-pipeline eval --docs data/corpus --questions data/questions/sop.jsonl --out data/reports/eval-sop --cache data/cache/eval
 
 eval-sec: install
-	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec --cache data/cache/eval
 
 # FinanceBench's filings (900 pages): the questions curated by
 # `python -m evidence_pipeline.evaluation.curate_financebench` (decisions beside the file).
 eval-finance: install
-	$(BIN)/evidence-pipeline eval --docs $(SHARED)/financebench-dev/pdfs --questions data/questions/financebench.jsonl --out data/reports/eval-finance
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/financebench-dev/pdfs --questions data/questions/financebench.jsonl --out data/reports/eval-finance --cache data/cache/eval
 
 bench: install
 	$(BIN)/evidence-pipeline bench --out data/reports/bench

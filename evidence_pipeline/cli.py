@@ -171,7 +171,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return tqdm(items, desc=desc, unit="item", file=sys.stderr, disable=args.quiet, leave=False)
 
     try:
-        report = evaluate(paths, questions, args.systems, wrap=wrap)
+        report = evaluate(paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -306,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     eval_systems = ["fixed512", "bm25_windows", "hybridchunker", "eu_dense", "full"]
     p.add_argument("--systems", nargs="+", default=eval_systems, choices=eval_systems)
     p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
+    p.add_argument("--cache", default=None, help="folder that keeps parsed documents and embeddings between runs (same figures, faster reruns)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 

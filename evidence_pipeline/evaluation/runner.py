@@ -20,22 +20,34 @@ def _stderr(message: str) -> None:
 
 
 def parse_documents(
-    paths: Sequence[Path], *, with_docling: bool, wrap: Wrap = no_progress, log: Log = _stderr
+    paths: Sequence[Path], *, with_docling: bool, wrap: Wrap = no_progress, log: Log = _stderr, cache: Path | None = None
 ) -> list[EvalDoc]:
-    """Parse each file once; keep Docling's document too when the HybridChunker baseline runs."""
+    """Parse each file once; keep Docling's document too when the HybridChunker baseline runs.
+    With ``cache``, a file parsed before by the same parser is read back instead."""
     from evidence_pipeline.corpus import doc_id_for
     from evidence_pipeline.errors import ParseError
-    from evidence_pipeline.parser.baseline_chunks import ConvertingParser
+    from evidence_pipeline.evaluation.cache import ParseCache
+    from evidence_pipeline.parser.baseline_chunks import ConvertingParser, docling_from_json, docling_to_json
+    from evidence_pipeline.records import sha256_file
     from evidence_pipeline.settings import ParserSettings
 
     parser = ConvertingParser(ParserSettings.from_env())
+    stored = ParseCache(cache, parser.name) if cache is not None else None
     docs: list[EvalDoc] = []
     for path in wrap(list(paths), "parse"):
+        doc_id = doc_id_for(path)
+        hit = stored.get(sha256_file(str(path)), doc_id, with_docling=with_docling) if stored else None
+        if hit is not None:
+            parsed, docling_json = hit
+            docs.append(EvalDoc(parsed, docling_from_json(docling_json) if docling_json else None))
+            continue
         try:
-            parsed, docling = parser.convert(path, doc_id_for(path))
+            parsed, docling = parser.convert(path, doc_id)
         except ParseError as exc:
             log(f"skipping {path}: {exc.reason}")
             continue
+        if stored:
+            stored.put(parsed, docling_to_json(docling) if with_docling and docling is not None else None)
         docs.append(EvalDoc(parsed, docling if with_docling else None))
     return docs
 
@@ -58,13 +70,14 @@ def evaluate(
     *,
     wrap: Wrap = no_progress,
     log: Log = _stderr,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` (with the
     only figures that vary between runs: ``seconds``) and ``misses``."""
     started = time.perf_counter()
-    docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log)
+    docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log, cache=cache)
     parsed_s = time.perf_counter() - started
-    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log)
+    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log, cache=cache)
     report["meta"]["seconds"] = {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)}
     return report
 
@@ -76,6 +89,7 @@ def evaluate_docs(
     *,
     wrap: Wrap = no_progress,
     log: Log = _stderr,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """Everything after parsing: build the systems, ask, score, summarise.
 
@@ -91,6 +105,10 @@ def evaluate_docs(
     if not questions:
         raise ValueError("no question refers to an indexed document")
     embedder = QueryCachingEmbedder()
+    if cache is not None:
+        from evidence_pipeline.evaluation.cache import EmbeddingCache
+
+        embedder = QueryCachingEmbedder(cache=EmbeddingCache(cache, embedder.model_id))
     runs = run_systems(docs, questions, systems, embedder=embedder, counter=TokenCounter(None), wrap=wrap)
     report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
     report["meta"] = {

@@ -74,11 +74,28 @@ class SystemRun:
 
 
 class QueryCachingEmbedder(Embedder):
-    """Embeds each question once although several systems ask it (queries are the bulk of the work)."""
+    """Embeds each question once although several systems ask it (queries are the bulk of the work).
 
-    def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
+    With ``cache`` (``evaluation.cache.EmbeddingCache``) document texts are looked up on disk
+    first and only the texts it lacks are embedded, in one call.
+    """
+
+    def __init__(self, settings: EmbeddingSettings = EmbeddingSettings(), cache: Any | None = None):
         super().__init__(settings)
         self._queries: dict[str, np.ndarray] = {}
+        self._cache = cache
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._cache is None or not texts:
+            return super().embed(texts)
+        keys = [self._cache.key(t) for t in texts]
+        found = self._cache.get_many(list(dict.fromkeys(keys)))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        if missing:
+            fresh = dict(zip((self._cache.key(t) for t in missing), super().embed(missing)))
+            self._cache.put_many(fresh)
+            found.update(fresh)
+        return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> np.ndarray:
         if text not in self._queries:

@@ -65,3 +65,14 @@ def hybrid_chunk_texts(dl_doc: Any, model_dir: str, max_tokens: int | None = Non
         pages = sorted({p.page_no for item in chunk.meta.doc_items for p in (item.prov or [])})
         out.append((chunker.contextualize(chunk=chunk), pages))
     return out
+
+
+def docling_to_json(dl_doc: Any) -> str:
+    """Docling's document as JSON (for the evaluation cache)."""
+    return dl_doc.model_dump_json()
+
+
+def docling_from_json(text: str) -> Any:
+    from docling_core.types.doc import DoclingDocument
+
+    return DoclingDocument.model_validate_json(text)
