@@ -307,3 +307,29 @@ def test_document_version_on_both_backends(backend):
     assert store.document_version("a") == ("", "")
     store.delete_document("a")
     assert store.document_version("a") is None and store.document_version("b") == ("h2", "1")
+
+
+def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
+    points = make_points("a", {"a/t": ["row one", "row two", "row three"], "a/s": ["prose"]})
+    # A split table: its pieces share the parent id, each piece is its own unit with its own text.
+    pieces = [
+        p.model_copy(update={"payload": p.payload | {"unit_id": f"a/t-s{n}", "parent_text": f"piece {n}"}})
+        for p, n in zip(points[:3], (1, 0, 1))
+    ]
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", [*pieces, points[3]])
+    got = store.parent("a/t")
+    assert [(h.payload["unit_id"], h.payload["parent_text"], h.score) for h in got] == [("a/t-s0", "piece 0", 0.0), ("a/t-s1", "piece 1", 0.0)]
+    unit1 = sorted(p.id for p in pieces if p.payload["unit_id"] == "a/t-s1")
+    assert got[1].id == unit1[0]  # the same point of a unit on every call
+    assert got[0].payload == pieces[1].payload  # the whole payload
+    [section] = store.parent("a/s")
+    assert section.payload["text"] == "prose"
+    assert store.parent("a/none") == []
+    store.close()
+    assert backend().parent("a/t") == got  # reopened
+
+
+def test_parent_on_a_missing_store(backend):
+    assert backend().parent("anything") == []

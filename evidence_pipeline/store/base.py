@@ -9,7 +9,7 @@ Qdrant supplies IDF from the collection). The payload is a
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -142,6 +142,10 @@ class Store(Protocol):
     ) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""
 
+    def parent(self, parent_id: str) -> list[StoredHit]:
+        """The parent's evidence units, one point each with its full payload (score 0: no query),
+        ordered by unit id; a split table has one unit per piece. [] when no point has that parent."""
+
     def close(self) -> None: ...
 
 
@@ -169,6 +173,17 @@ def vector_stats_of(records: Iterator[tuple[dict, dict]]) -> VectorStats:
         counts["parent_id"] += bool(payload.get("parent_id"))
         counts["parent_text"] += bool(payload.get("parent_text"))
     return VectorStats(**counts)
+
+
+def unit_representatives(records: Iterable[tuple[str, dict]]) -> list[str]:
+    """``records``: (point id, payload with ``unit_id``) of one parent's points. The smallest
+    point id of each unit (one fixed point per unit on every call), in unit id order."""
+    first: dict[str, str] = {}
+    for pid, payload in records:
+        unit = str(payload.get("unit_id", ""))
+        if unit not in first or pid < first[unit]:
+            first[unit] = pid
+    return [first[u] for u in sorted(first)]
 
 
 def hashes_of(payloads: Iterator[dict]) -> dict[str, str]:

@@ -36,6 +36,7 @@ from evidence_pipeline.store.base import (
     agreed_version,
     hashes_of,
     point_from_record,
+    unit_representatives,
     vector_stats_of,
 )
 
@@ -275,6 +276,14 @@ class EdgeStore:
             )
 
         return self._grouped(request, k, max(4 * k, 32), flt)
+
+    def parent(self, parent_id: str) -> list[StoredHit]:
+        flt = qe.Filter(must=[qe.FieldCondition(key="parent_id", match=qe.MatchAny([parent_id]))])
+        ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))
+        if not ids:
+            return []
+        records = {str(r.id): r for r in self._require().retrieve(ids, with_payload=True, with_vector=False)}
+        return [StoredHit(id=i, score=0.0, payload=dict(records[i].payload or {})) for i in ids if i in records]
 
     def _grouped(self, request, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
         """Best child of each of up to k parents, in score order (Edge has no group-by).
