@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|parse|generate|eval|bench|parse-quality|copy-store``."""
+"""Command line: ``evidence-pipeline ingest|search|parse|mcp|generate|eval|bench|parse-quality|copy-store``."""
 
 from __future__ import annotations
 
@@ -133,6 +133,17 @@ def cmd_parse(args: argparse.Namespace) -> int:
         print("-" * 80)
         print(f"[{unit.unit_id}] {unit.kind}")
         print(unit.retrieval_text)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from evidence_pipeline.integrations.mcp_server import run_stdio
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith("mcp"):
+            raise
+        return _error("the MCP server needs the mcp extra: pip install 'evidence_pipeline[mcp]'", 2)
+    run_stdio()
     return 0
 
 
@@ -292,6 +303,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser(
+        "mcp", help="MCP server on stdin/stdout: tools search and get_parent for LLM agents",
+        description="An MCP client starts this command and talks to it over stdin/stdout. The store and "
+        "model come from the environment (EVIDENCE_STORE_PATH, QDRANT_URL, EVIDENCE_EMBEDDING_MODEL).",
+    )
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("generate", help="write the sample SOP corpus")
     p.add_argument("out", nargs="?", default="data/corpus")
