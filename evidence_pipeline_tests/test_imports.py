@@ -12,7 +12,9 @@ from pathlib import Path
 import evidence_pipeline
 
 PACKAGE = Path(evidence_pipeline.__file__).parent
-CORE = ["units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port"]
+CORE = ["units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port", "parents"]
+# The framework adapters' own dependencies (extras): the core runs without them.
+INTEGRATION_LIBRARIES = {"langchain_core", "llama_index", "mcp"}
 
 
 def _modules() -> dict[str, Path]:
@@ -90,7 +92,17 @@ def test_core_imports_without_docling_or_dagster():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     loaded = {m.split(".")[0] for m in json.loads(out.stdout)}
     assert "evidence_pipeline" in loaded
-    assert not loaded & {"docling", "docling_core", "docling_parse", "dagster"}
+    assert not loaded & {"docling", "docling_core", "docling_parse", "dagster", *INTEGRATION_LIBRARIES}
+
+
+def test_only_the_command_line_imports_the_integrations():
+    graph = import_graph()
+    users = {
+        module
+        for module, targets in graph.items()
+        if not module.startswith("evidence_pipeline.integrations") and any(t.startswith("evidence_pipeline.integrations") for t in targets)
+    }
+    assert users == {"evidence_pipeline.cli"}  # `evidence-pipeline mcp`, imported when that command runs
 
 
 def test_no_parser_module_is_long():

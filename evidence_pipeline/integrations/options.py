@@ -9,15 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from evidence_pipeline.records import SearchHit
 from evidence_pipeline.retrieval import search
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
+from evidence_pipeline.store.base import SCORE_NOTE
+
+__all__ = ["METADATA_KEYS", "SCORE_NOTE", "SearchOptions", "hit_metadata"]
 
 # The SearchHit fields an adapter puts in a document's metadata; the parent's text is the
 # document itself. ``matched_text`` is the child that ranked the parent (a row sentence,
 # a sentence of a section); ``score`` is the reciprocal-rank-fusion score (SCORE_NOTE).
 METADATA_KEYS = ("doc_id", "doc_title", "pages", "caption", "section_path", "unit_kind", "parent_id", "matched_text", "score")
-
-SCORE_NOTE = (
-    "score: reciprocal-rank fusion of dense and BM25 ranks, 1/(60+rank) summed; compare within one query only"
-)
 
 
 def hit_metadata(hit: SearchHit) -> dict[str, Any]:

@@ -26,6 +26,11 @@ INDEXED_KEYWORDS = ("doc_id", "parent_id")
 # the first ranks of one list dominate the fusion.
 RRF_K = 60
 
+# What a search score is, in one line for people and agents reading results.
+SCORE_NOTE = (
+    f"score: reciprocal-rank fusion of dense and BM25 ranks, 1/({RRF_K}+rank) summed; compare within one query only"
+)
+
 
 def point_id(doc_id: str, child_id: str) -> str:
     """Deterministic point id: the same document and child always map to the same id."""
