@@ -10,12 +10,12 @@ from evidence_pipeline.splitting import piece_number
 from evidence_pipeline.store import open_store
 from evidence_pipeline_tests.docs import lnp_doc
 
-OPTIONS = PipelineOptions(max_parent_tokens=150)  # small parents: the table splits into more than ten pieces
+OPTIONS = PipelineOptions()
 
 
 @pytest.fixture(scope="module")
 def split_store(tmp_path_factory):
-    doc = lnp_doc(extra_rows=60)
+    doc = lnp_doc(extra_rows=90)  # the table splits into more than ten pieces
     settings = StoreSettings(path=str(tmp_path_factory.mktemp("parents") / "store"))
     with open_store(settings) as store:
         ingest_parsed(doc, store, Embedder(), token_counter(None), OPTIONS)
