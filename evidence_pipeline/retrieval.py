@@ -143,6 +143,7 @@ def search(
     """
     settings = embedding_settings or EmbeddingSettings.from_env()
     embedder = Embedder(settings)
+    _ = embedder.model  # load the model before taking the store: hold the store only for the query
     with open_store(store_settings or StoreSettings.from_env()) as store:
         hits = search_store(store, embedder, query, k, doc_ids=doc_ids)
     if token_budget is not None:
