@@ -16,10 +16,17 @@ Why an OS file lock (``flock``) and not retries of Edge's own load:
 - the holder writes its pid and command into the file, so a waiter that gives up can
   say what holds the store.
 
+Turns: a process that releases the store and asks again at once (an ingest writing
+document after document, a search loop) must not overtake one that is already
+waiting. So a waiter first takes a second lock, ``<store>.next.lock``, and keeps it
+until it holds the store: only one process waits on the store itself, and whoever
+comes back for the store queues behind it. Between two processes they alternate;
+among more, the order beyond the next one is not first come, first served.
+
 ``flock`` cannot block with a timeout (only a signal interrupts the wait, and signals
 reach only the main thread: Dagster evaluates sensors in threads), so a waiter polls
-with ``LOCK_NB``, every 5 ms at first and at most every 50 ms: it gets the store at
-most ~50 ms after the holder lets go. Waiters are not served in arrival order.
+with ``LOCK_NB``, every 5 ms at first and at most every 25 ms: it gets the store at
+most ~25 ms after the holder lets go.
 """
 
 from __future__ import annotations
@@ -34,11 +41,15 @@ from pathlib import Path
 from evidence_pipeline.errors import StoreError
 
 _FIRST_POLL_S = 0.005
-_MAX_POLL_S = 0.05
+_MAX_POLL_S = 0.025
 
 
 def lock_path_for(store_path: Path) -> Path:
     return store_path.with_name(store_path.name + ".lock")
+
+
+def next_lock_path_for(store_path: Path) -> Path:
+    return store_path.with_name(store_path.name + ".next.lock")
 
 
 def busy_message(store_path: Path, timeout_s: float, holder: str) -> str:
@@ -66,30 +77,27 @@ class StoreLock:
         """Take the lock, waiting up to ``timeout_s`` seconds (0: one attempt); else ``StoreError``."""
         if self._fd is not None:
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot create the store's lock file ({exc.strerror})") from exc
         deadline = time.monotonic() + timeout_s
-        pause = _FIRST_POLL_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    holder = self.holder()
-                    os.close(fd)
-                    raise StoreError(busy_message(self.store_path, timeout_s, holder)) from None
-                time.sleep(min(pause, left))
-                pause = min(pause * 2, _MAX_POLL_S)
-            except OSError as exc:
-                os.close(fd)
-                raise StoreError(f"{self.path}: cannot lock the store ({exc.strerror})") from exc
-        self._fd = fd
-        self._describe_holder()
+        next_fd = self._open(next_lock_path_for(self.store_path))
+        store_fd: int | None = None
+        try:
+            store_fd = self._open(self.path)
+            # In line first, then the store: one who comes back for it queues behind us.
+            if not (_wait(next_fd, deadline) and _wait(store_fd, deadline)):
+                raise StoreError(busy_message(self.store_path, timeout_s, self.holder()))
+            self._fd, store_fd = store_fd, None
+            self._describe_holder()
+        finally:
+            for fd in (next_fd, store_fd):
+                if fd is not None:
+                    os.close(fd)  # closing a descriptor releases its flock
+
+    def _open(self, path: Path) -> int:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create the store's lock file ({exc.strerror})") from exc
 
     def _describe_holder(self) -> None:
         """Write who holds the lock into the file, for the message of a waiter that gives up."""
@@ -118,3 +126,23 @@ class StoreLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _wait(fd: int, deadline: float) -> bool:
+    """Poll for the lock on ``fd`` until ``deadline`` (``time.monotonic``); True once held."""
+    pause = _FIRST_POLL_S
+    while not _try_lock(fd):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, _MAX_POLL_S)
+    return True
