@@ -105,6 +105,20 @@ def test_a_replace_killed_between_writes_is_seen_as_incomplete_and_redone(tmp_pa
     assert any(s.startswith("incomplete") for s in states), states
 
 
+def test_a_creation_killed_halfway_leaves_no_half_made_store(tmp_path):
+    # A new shard is made in a side folder and renamed into place; a killed creation leaves
+    # only that folder, which readers ignore and the next creation clears.
+    store = tmp_path / "store"
+    (tmp_path / ".store.creating" / "segments").mkdir(parents=True)
+    with open_store(StoreSettings(path=str(store))) as s:
+        assert s.count() == 0 and not store.exists()
+        s.ensure_collection(DIM)
+        s.replace_document(DOC, version_points("v1"))
+    assert not (tmp_path / ".store.creating").exists()
+    with open_store(StoreSettings(path=str(store))) as s:
+        assert s.count(DOC) == 400 and s.document_version(DOC) == ("v1", "1")
+
+
 def _dagster_home(path: Path) -> Path:
     path.mkdir(parents=True)
     (path / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
