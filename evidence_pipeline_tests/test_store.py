@@ -259,7 +259,7 @@ _CHILD = textwrap.dedent(
     from evidence_pipeline.settings import StoreSettings
     from evidence_pipeline.store import open_store
     try:
-        with open_store(StoreSettings(path=sys.argv[1])) as store:
+        with open_store(StoreSettings(path=sys.argv[1], lock_timeout_s=0.2)) as store:
             print(store.count("a"))
     except StoreError:
         print("locked")

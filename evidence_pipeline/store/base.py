@@ -87,6 +87,11 @@ class DocumentVersion(NamedTuple):
     pipeline_version: str
 
 
+# Written by the embedded store on every point: how many points its document has, so that a
+# first ingest interrupted between two upsert batches is seen as incomplete.
+DOC_POINTS = "doc_points"
+
+
 def agreed_version(
     first: dict | None, count_with: Callable[[DocumentVersion], int], count_all: Callable[[], int]
 ) -> DocumentVersion | None:
@@ -94,8 +99,9 @@ def agreed_version(
     counts (``count_with(version)``: the document's points carrying that version).
 
     None when the document has no point (``first`` is None); ``("", "")`` when its points
-    disagree (a replace interrupted before its stale points were deleted) or carry none,
-    so that any comparison with a real version says "changed".
+    disagree (a replace interrupted before its stale points were deleted), carry none, or
+    number other than the ``doc_points`` they carry (a first ingest interrupted between
+    upsert batches), so that any comparison with a real version says "changed".
     """
     if first is None:
         return None
@@ -103,7 +109,11 @@ def agreed_version(
     if not (isinstance(content_hash, str) and isinstance(pipeline_version, str)):
         return DocumentVersion("", "")
     version = DocumentVersion(content_hash, pipeline_version)
-    return version if count_with(version) == count_all() else DocumentVersion("", "")
+    total = count_all()
+    expected = first.get(DOC_POINTS)
+    if isinstance(expected, int) and expected != total:
+        return DocumentVersion("", "")
+    return version if count_with(version) == total else DocumentVersion("", "")
 
 
 class Store(Protocol):
