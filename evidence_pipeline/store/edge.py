@@ -58,6 +58,8 @@ from evidence_pipeline.store.base import (
 # Edge writes its own config next to the segments; its presence means "a shard lives here".
 _EDGE_CONFIG = "edge_config.json"
 _DELETE_BATCH = 4096
+# Points fetched beyond a prefetch depth so that ties at the cut are ordered by id (see _ranked).
+_TIE_MARGIN = 16
 _SCROLL_PAGE = 2048
 # Grouping retries: each round multiplies the prefetch depth by this, at most this many rounds.
 _DEEPEN_FACTOR = 4
@@ -306,21 +308,24 @@ class EdgeStore:
             else None
         )
 
-        def request(depth: int) -> qe.QueryRequest:
-            prefetches = [qe.Prefetch(limit=depth, query=dense_q, filter=flt)]
+        def candidates(depth: int) -> list[tuple[float, str, str]]:
+            # Fused here, not by Edge's Fusion.Rrf: Edge returns equal scores in no fixed order
+            # (identical children of near-twin documents), and inside its fusion that order
+            # changes the fused scores. Each list is put in (score, point id) order first, so
+            # the same query on the same points always fuses the same way.
+            lists = [self._ranked(dense_q, depth, flt)]
             if sparse_q is not None:
-                prefetches.append(qe.Prefetch(limit=depth, query=sparse_q, filter=flt))
-            # Fusion.Rrf takes k: score = sum of 1 / (k + rank), rank counted from 0.
-            # Limit = every fused candidate, so grouping sees the whole fused list.
-            return qe.QueryRequest(
-                limit=depth * len(prefetches),
-                prefetches=prefetches,
-                query=qe.Fusion.Rrf(k=RRF_K),
-                filter=flt,
-                with_payload=qe.PayloadSelector.Include(["parent_id"]),
-            )
+                lists.append(self._ranked(sparse_q, depth, flt))
+            fused: dict[str, float] = {}
+            parents: dict[str, str] = {}
+            for ranked in lists:
+                # score = sum of 1 / (k + rank), rank counted from 0, as Qdrant's own RRF
+                for rank, (_, pid, parent) in enumerate(ranked):
+                    fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank)
+                    parents[pid] = parent
+            return [(score, pid, parents[pid]) for pid, score in fused.items()]
 
-        return self._grouped(request, k, max(prefetch_limit, k), flt)
+        return self._grouped(candidates, k, max(prefetch_limit, k), flt)
 
     def dense_search(
         self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
@@ -328,15 +333,10 @@ class EdgeStore:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         query = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
 
-        def request(depth: int) -> qe.QueryRequest:
-            return qe.QueryRequest(
-                limit=depth,
-                query=query,
-                filter=flt,
-                with_payload=qe.PayloadSelector.Include(["parent_id"]),
-            )
+        def candidates(depth: int) -> list[tuple[float, str, str]]:
+            return self._ranked(query, depth, flt)
 
-        return self._grouped(request, k, max(4 * k, 32), flt)
+        return self._grouped(candidates, k, max(4 * k, 32), flt)
 
     def parent(self, parent_id: str) -> list[StoredHit]:
         flt = qe.Filter(must=[qe.FieldCondition(key="parent_id", match=qe.MatchAny([parent_id]))])
@@ -346,25 +346,38 @@ class EdgeStore:
         records = {str(r.id): r for r in self._require().retrieve(ids, with_payload=True, with_vector=False)}
         return [StoredHit(id=i, score=0.0, payload=_given_payload(records[i].payload)) for i in ids if i in records]
 
-    def _grouped(self, request, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
+    def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, str, str]]:
+        """(score, point id, parent id) of one query's best ``depth`` points, in score order and
+        equal scores by point id. A few more are fetched than kept, so that points tied at the
+        cut are ordered by id too rather than by whatever order Edge returned them in."""
+        found = self._shard.query(
+            qe.QueryRequest(
+                limit=depth + _TIE_MARGIN,
+                query=query,
+                filter=flt,
+                with_payload=qe.PayloadSelector.Include(["parent_id"]),
+            )
+        )
+        ranked = sorted(((float(sp.score), str(sp.id), (sp.payload or {}).get("parent_id", str(sp.id))) for sp in found), key=lambda c: (-c[0], c[1]))
+        return ranked[:depth]
+
+    def _grouped(self, candidates, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
         """Best child of each of up to k parents, in score order (Edge has no group-by).
 
-        Candidates carry only ``parent_id``; full payloads are fetched for the k
-        winners alone (a parent's text can be kilobytes, candidates are hundreds).
-        Deeper rounds only append lower ranks to each prefetch list, so parents
-        found in an earlier round keep their order.
+        ``candidates(depth)`` gives (score, point id, parent id) triples carrying only the
+        parent id; full payloads are fetched for the k winners alone (a parent's text can be
+        kilobytes, candidates are hundreds). Deeper rounds only append lower ranks, so parents
+        found in an earlier round keep their order. Equal scores are ordered by id throughout.
         """
         if self._shard is None or k <= 0:
             return []
         total: int | None = None  # counted only when a round comes back short (~2 ms at 10k points)
-        best: dict[str, Any] = {}
+        best: dict[str, tuple[float, str]] = {}
         for _ in range(_MAX_ROUNDS):
             best = {}
-            for sp in self._shard.query(request(depth)):
-                parent = (sp.payload or {}).get("parent_id", str(sp.id))
-                # Equal scores keep the smaller point id: the same winner on every run.
-                if parent not in best or (sp.score, str(best[parent].id)) > (best[parent].score, str(sp.id)):
-                    best[parent] = sp
+            for score, pid, parent in candidates(depth):
+                if parent not in best or (-score, pid) < (-best[parent][0], best[parent][1]):
+                    best[parent] = (score, pid)
             if len(best) >= k:
                 break
             if total is None:
@@ -372,13 +385,12 @@ class EdgeStore:
             if depth >= total:
                 break
             depth *= _DEEPEN_FACTOR
-        # Score order, equal scores by parent id: Edge returns ties in no fixed order.
-        winners = [best[p] for p in sorted(best, key=lambda p: (-best[p].score, p))][:k]
-        records = {str(r.id): r for r in self._shard.retrieve([sp.id for sp in winners], with_payload=True, with_vector=False)}
+        winners = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        records = {str(r.id): r for r in self._shard.retrieve([pid for _, (_, pid) in winners], with_payload=True, with_vector=False)}
         return [
-            StoredHit(id=str(sp.id), score=float(sp.score), payload=_given_payload(records[str(sp.id)].payload))
-            for sp in winners
-            if str(sp.id) in records
+            StoredHit(id=pid, score=score, payload=_given_payload(records[pid].payload))
+            for _, (score, pid) in winners
+            if pid in records
         ]
 
 
