@@ -21,6 +21,7 @@ questions the near-twin document holds the same caption, so only ``doc_id`` deci
 
 Modules: ``spec`` (the document model), ``docs_manufacturing`` and ``docs_quality`` (the
 six documents), ``render`` (reportlab; the only module that needs the ``tools`` extra),
-``truth`` (ground-truth records, readable without reportlab), ``corpus`` (the writer).
+``truth`` (ground-truth records, readable without reportlab), ``corpus`` (the writer),
+``twins`` (near twins of the six documents for ``evaluation.twin_questions``).
 This ``__init__`` imports nothing, so ``truth`` loads without reportlab.
 """
