@@ -62,8 +62,12 @@ def runner(store_dir: Path, paths: list[Path]) -> dict:
     from evidence_pipeline.orchestration.resources import CorpusResource, EmbedderResource, ParserResource, StoreResource
     from evidence_pipeline.orchestration.runner import ingest_paths
 
-    # Warm the per-process caches the resources use, as in the core probe.
-    ParserResource().parser().converter, EmbedderResource().embedder().model  # noqa: B018
+    # Warm the per-process caches the resources use, as in the core probe: the parser (its
+    # worker process, or the converter when parsing inline) and the embedding model.
+    parser = ParserResource().parser()
+    getattr(parser, "start", None) and parser.start()
+    getattr(parser, "converter", None)
+    EmbedderResource().embedder().model  # noqa: B018
 
     defs = build_definitions(
         {
