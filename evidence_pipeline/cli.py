@@ -384,7 +384,13 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_bench)
 
     args = parser.parse_args(argv)
-    return args.func(args)
+    from evidence_pipeline.errors import SettingsError
+
+    try:
+        return args.func(args)
+    except SettingsError as exc:  # a bad EVIDENCE_* value: one line, usage exit code
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

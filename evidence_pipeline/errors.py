@@ -18,3 +18,8 @@ class ParseError(EvidencePipelineError):
 
 class StoreError(EvidencePipelineError):
     """The vector store could not be opened or written."""
+
+
+class SettingsError(EvidencePipelineError, ValueError):
+    """An environment variable or option holds a value the pipeline cannot use; the message
+    names the variable."""

@@ -32,6 +32,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from evidence_pipeline.errors import SettingsError
+
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
 
@@ -104,9 +106,9 @@ def _env_number(name: str, default, kind, *, minimum):
     try:
         value = kind(raw)
     except ValueError:
-        raise ValueError(f"{name}={raw!r}: expected {'an integer' if kind is int else 'a number'}") from None
+        raise SettingsError(f"{name}={raw!r}: expected {'an integer' if kind is int else 'a number'}") from None
     if value < minimum:
-        raise ValueError(f"{name}={raw!r}: must be at least {minimum}")
+        raise SettingsError(f"{name}={raw!r}: must be at least {minimum}")
     return value
 
 
@@ -145,7 +147,7 @@ class ParserSettings(BaseModel):
             return cls(**values)
         except ValidationError as exc:
             bad = {_PARSER_ENV.get(str(e["loc"][0]), str(e["loc"][0])): e["msg"] for e in exc.errors()}
-            raise ValueError("invalid parser settings: " + "; ".join(f"{k}: {v}" for k, v in bad.items())) from None
+            raise SettingsError("invalid parser settings: " + "; ".join(f"{k}: {v}" for k, v in bad.items())) from None
 
 
 _PARSER_ENV = {

@@ -355,3 +355,12 @@ def test_api_key_stays_out_of_cli_output_and_the_dagster_event_log(capsys, tmp_p
     seen += list(capsys.readouterr())
     assert len(seen) > 10
     assert not [s for s in seen if FAKE_KEY in s]
+
+
+def test_a_bad_setting_is_one_line_and_a_usage_error(monkeypatch, capsys):
+    from evidence_pipeline.cli import main
+
+    monkeypatch.setenv("EVIDENCE_PARSE_TIMEOUT_S", "soon")
+    assert main(["parse", "missing.pdf"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [err[0]] and "EVIDENCE_PARSE_TIMEOUT_S" in err[0] and "Traceback" not in err[0]
