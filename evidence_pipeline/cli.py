@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|parse|generate|eval|bench|parse-quality|copy-store``."""
+"""Command line: ``evidence-pipeline ingest|search|serve|parse|generate|eval|bench|parse-quality|copy-store``."""
 
 from __future__ import annotations
 
@@ -107,6 +107,15 @@ def cmd_search(args: argparse.Namespace) -> int:
         if rank == 1 or args.full:
             print("    " + hit.parent_text.replace("\n", "\n    "))
         print()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from evidence_pipeline.service.app import serve
+    except ImportError as exc:
+        return _error(f"serve needs the serve extra (pip install 'evidence_pipeline[serve]'): {exc}", 2)
+    serve(host=args.host, port=args.port)
     return 0
 
 
@@ -287,6 +296,14 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the parents that fit N tokens, in rank order (the first always: stderr says when it alone is larger)",
     )
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "serve", help="search service and page: /search, /documents, /health (model loaded once)",
+        epilog="EVIDENCE_API_KEY set: /search, /documents and /contract need the X-API-Key header", formatter_class=raw,
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("parse", help="print the parsed document and its evidence units")
     p.add_argument("file")
