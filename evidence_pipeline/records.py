@@ -369,7 +369,7 @@ class PointPayload(DocumentStamp):
 
     Writers build it (``PointPayload.for_child`` for the pipeline's children) and store its
     ``model_dump()``; readers parse a stored payload back with ``model_validate``.
-    Every field is required, so a payload that lacks one fails where it is read.
+    Every field but ``bm25_tokenizer`` is required, so a payload that lacks one fails where it is read.
     """
 
     parent_id: str = Field(description="the parent (table or section chunk) the child belongs to; search groups by it")
