@@ -115,7 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from evidence_pipeline.service.app import serve
     except ImportError as exc:
         return _error(f"serve needs the serve extra (pip install 'evidence_pipeline[serve]'): {exc}", 2)
-    serve(host=args.host, port=args.port)
+    serve(host=args.host, port=args.port, threads=args.threads)
     return 0
 
 
@@ -303,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--threads", type=_positive_int, default=1, help="torch threads for query embedding (default 1)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("parse", help="print the parsed document and its evidence units")

@@ -4,7 +4,8 @@ The documents are ingested into an Edge store, the app (``service.app.create_app
 under uvicorn in a thread of this process on a free local port, and one keep-alive HTTP
 connection sends the questions one after another. A request's time covers the whole
 path an application sees: HTTP, query embedding, opening the store, the hybrid query,
-closing the store, JSON.
+closing the store, JSON. The report also gives the p50 of the query embedding alone and
+of opening and closing the store alone, measured right after in the same process.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def service_latency(
     import uvicorn
 
     from evidence_pipeline.pipeline import ingest_parsed
-    from evidence_pipeline.service.app import create_app
+    from evidence_pipeline.service.app import create_app, query_threads
     from evidence_pipeline.store import open_store
 
     store = StoreSettings(path=str(work / "service-store"))
@@ -58,6 +59,7 @@ def service_latency(
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, name="bench-service", daemon=True)
+    previous = query_threads(1)  # as `evidence-pipeline serve` runs
     thread.start()
     try:
         deadline = time.monotonic() + 120
@@ -86,8 +88,20 @@ def service_latency(
             if not hits:
                 raise RuntimeError(f"no hits for {queries[i % len(queries)]!r}")
         conn.close()
+        # Where a request's time goes: the query embedding and the store's open + close.
+        embed_ms, open_ms = [], []
+        for i in range(min(n_queries, 20)):
+            start = time.perf_counter()
+            embedder.embed_query(queries[i % len(queries)])
+            embed_ms.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            with open_store(store) as st:
+                st.count()
+            open_ms.append((time.perf_counter() - start) * 1000)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        query_threads(previous)
     return {"documents": len(docs), "points": points, "queries": n_queries,
-            "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95), "load": load}
+            "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95), "load": load,
+            "embed_p50_ms": percentile(embed_ms, 50), "store_open_close_p50_ms": percentile(open_ms, 50)}
