@@ -1,10 +1,11 @@
-"""Command line: ``evidence-pipeline ingest|search|serve|parse|generate|eval|bench|parse-quality|copy-store``."""
+"""Command line: ``evidence-pipeline ingest|search|serve|parse|mcp|generate|eval|bench|parse-quality|copy-store``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -77,10 +78,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if summary.failures else 0
 
 
+def _hit_line(rank: int, hit) -> str:
+    pages = ", ".join(map(str, hit.pages)) or "-"
+    return f"#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages {pages}  {hit.caption or ' > '.join(hit.section_path)}"
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import EvidencePipelineError
-    from evidence_pipeline.retrieval import budget_note, search
+    from evidence_pipeline.retrieval import budget_note, render_context, search
+    from evidence_pipeline.store.base import SCORE_NOTE
     from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 
     store = StoreSettings.from_env()
@@ -100,13 +107,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], indent=2, ensure_ascii=False))
         return 0
+    if args.context:  # exactly what a language model would be given, nothing else
+        if hits:
+            print(render_context(hits))
+        return 0
+    if hits:
+        print(SCORE_NOTE)
     for rank, hit in enumerate(hits, 1):
-        pages = ", ".join(map(str, hit.pages)) or "-"
-        print(f"#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages {pages}  {hit.caption or ' > '.join(hit.section_path)}")
-        print(f"    matched: {hit.matched_text}")
-        if rank == 1 or args.full:
+        if not args.brief:
+            print()
+        print(_hit_line(rank, hit))
+        if not args.brief:
+            print(f"    matched: {hit.matched_text}")
             print("    " + hit.parent_text.replace("\n", "\n    "))
-        print()
     return 0
 
 
@@ -123,7 +136,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import ParseError
     from evidence_pipeline.parser import make_parser
-    from evidence_pipeline.pipeline import PipelineOptions, document_units
+    from evidence_pipeline.pipeline import PipelineOptions, prepare
     from evidence_pipeline.settings import ParserSettings
 
     try:
@@ -132,16 +145,35 @@ def cmd_parse(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     counter = token_counter(None)
-    options = PipelineOptions()
-    units = document_units(doc, options, counter)
+    units, children = prepare(doc, counter, PipelineOptions())
     if args.json:
-        print(json.dumps({"parsed": doc.model_dump(), "units": [u.model_dump() | {"text": u.text} for u in units]}, indent=2, ensure_ascii=False))
+        # Besides the parsed cells, what gets indexed: each unit's text for the language model,
+        # its rows as sentences (footnote markers resolved) and its children as embedded.
+        embedded: dict[str, list[dict]] = {u.unit_id: [] for u in units}
+        for child in children:
+            embedded[child.unit_id].append(child.model_dump() | {"embed_text": child.embed_text})
+        shown = [
+            u.model_dump() | {"text": u.text, "row_sentences": u.row_sentences, "children": embedded[u.unit_id]}
+            for u in units
+        ]
+        print(json.dumps({"parsed": doc.model_dump(), "units": shown}, indent=2, ensure_ascii=False))
         return 0
     print(f"{doc.doc_id}: {doc.n_pages} pages, {len(doc.tables)} tables, {len(doc.blocks)} blocks ({doc.parser})")
     for unit in units:
         print("-" * 80)
         print(f"[{unit.unit_id}] {unit.kind}")
         print(unit.retrieval_text)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from evidence_pipeline.integrations.mcp_server import run_stdio
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith("mcp"):
+            raise
+        return _error("the MCP server needs the mcp extra: pip install 'evidence_pipeline[mcp]'", 2)
+    run_stdio()
     return 0
 
 
@@ -267,6 +299,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from evidence_pipeline.store.base import SCORE_NOTE  # the contract alone: no Qdrant client
     parser = argparse.ArgumentParser(prog="evidence-pipeline", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     raw = argparse.RawDescriptionHelpFormatter
@@ -283,14 +316,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("search", help="hybrid search, one result per parent", epilog=SEARCH_EXIT_CODES, formatter_class=raw)
+    p = sub.add_parser(
+        "search", help="hybrid search, one result per parent", formatter_class=raw,
+        description=textwrap.fill(f"Prints every hit's parent (a table or a section) with its {SCORE_NOTE}.", 78),
+        epilog=SEARCH_EXIT_CODES,
+    )
     p.add_argument("query", type=_query)
     p.add_argument(
         "--k", type=_positive_int, default=None,
         help="at most K parents (default 5; with --token-budget, as many as fit, up to 50)",
     )
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--full", action="store_true", help="print every parent's text, not only the first")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="the hits as JSON (what evidence_pipeline.search returns)")
+    shown.add_argument("--brief", action="store_true", help="one line per hit, without the parents' text")
+    shown.add_argument(
+        "--context", action="store_true",
+        help="only the aggregated text a language model would get: the parents in rank order, "
+        "a shared document/section header once (use with --token-budget)",
+    )
     p.add_argument(
         "--token-budget", type=_positive_int, default=None,
         help="keep the parents that fit N tokens, in rank order (the first always: stderr says when it alone is larger)",
@@ -310,6 +353,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser(
+        "mcp", help="MCP server on stdin/stdout: tools search and get_parent for LLM agents",
+        description="An MCP client starts this command and talks to it over stdin/stdout. The store and "
+        "model come from the environment (EVIDENCE_STORE_PATH, QDRANT_URL, EVIDENCE_EMBEDDING_MODEL).",
+    )
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("generate", help="write the sample SOP corpus")
     p.add_argument("out", nargs="?", default="data/corpus")

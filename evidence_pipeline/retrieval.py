@@ -73,8 +73,11 @@ def search_store(
     doc_ids: Sequence[str] | None = None,
     dense_only: bool = False,
     route_identifiers: bool = True,
+    dense: Sequence[float] | None = None,
 ) -> list[SearchHit]:
-    dense = embedder.embed_query(query).tolist()
+    """``dense``: the query's embedding when the caller already has it (``search`` embeds
+    before it takes the store, so the store is held only for the query itself)."""
+    dense = embedder.embed_query(query).tolist() if dense is None else list(dense)
     if dense_only:
         return [to_hit(s) for s in store.dense_search(dense, k, doc_ids=doc_ids)]
     sparse = SparseEncoder().encode_query(query)
@@ -173,8 +176,10 @@ def search(
     settings = embedding_settings or EmbeddingSettings.from_env()
     embedder = Embedder(settings)
     limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
+    # Embed first: the embedded store admits one process at a time, so it is held only for the query.
+    dense = embedder.embed_query(query).tolist()
     with open_store(store_settings or StoreSettings.from_env()) as store:
-        hits = search_store(store, embedder, query, limit, doc_ids=doc_ids)
+        hits = search_store(store, embedder, query, limit, doc_ids=doc_ids, dense=dense)
     if token_budget is not None:
         hits = pack(hits, token_budget, token_counter(settings.model).count)
     return hits

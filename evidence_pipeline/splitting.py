@@ -13,6 +13,17 @@ from evidence_pipeline.tables import table_html
 from evidence_pipeline.units import TokenCount, approx_tokens
 
 
+def piece_id(unit_id: str, n: int) -> str:
+    """The unit id of piece ``n`` of a split table."""
+    return f"{unit_id}-s{n}"
+
+
+def piece_number(unit_id: str, parent_id: str) -> int:
+    """Which piece of its parent table a unit is (0 for a unit that was not split)."""
+    n = unit_id.removeprefix(piece_id(parent_id, ""))
+    return int(n) if n != unit_id and n.isdigit() else 0
+
+
 def split_unit(unit: EvidenceUnit, max_tokens: int, count_tokens: TokenCount = approx_tokens) -> list[EvidenceUnit]:
     if unit.kind != "table" or len(unit.rows) < 2 or count_tokens(unit.text) <= max_tokens:
         return [unit]
@@ -60,7 +71,7 @@ def _pieces(unit: EvidenceUnit, groups: list[list[int]]) -> list[EvidenceUnit]:
         pieces.append(
             unit.model_copy(
                 update={
-                    "unit_id": f"{unit.unit_id}-s{n}",
+                    "unit_id": piece_id(unit.unit_id, n),
                     "rows": [unit.rows[i] for i in rows],
                     "row_pages": [unit.row_pages[i] for i in rows if i < len(unit.row_pages)],
                     "pages": pages or unit.pages,

@@ -4,6 +4,10 @@ import pytest
 
 # One batched Dagster ingest shared by the orchestration and check tests (session scope).
 from evidence_pipeline_tests.dagster_env import batched_env  # noqa: F401
+# Two sample documents indexed once, for the query surfaces (CLI, retrievers, MCP).
+from evidence_pipeline_tests.sample_store import sample_store  # noqa: F401
+# The generated SOP corpus ingested undisturbed: what the concurrency and crash tests compare with.
+from evidence_pipeline_tests.ingest_env import sop_reference  # noqa: F401
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPORA = SHARED / "corpora"

@@ -181,6 +181,97 @@ def test_search_budget_smaller_than_the_first_parent_says_so(capsys, small_store
     assert int(line.split()[6]) > 50
 
 
+def _search_sample(capsys, monkeypatch, sample_store, *argv: str) -> tuple[int, str, str]:
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    monkeypatch.setenv("EVIDENCE_STORE_PATH", sample_store.settings.path)
+    return run_cli(capsys, "search", *argv)
+
+
+def test_search_prints_every_parent_and_what_the_score_is(capsys, monkeypatch, sample_store):
+    from evidence_pipeline.retrieval import search
+    from evidence_pipeline.store.base import SCORE_NOTE
+
+    question, caption = sample_store.table_questions()[0]
+    hits = search(question, 3, store_settings=sample_store.settings)
+    code, out, err = _search_sample(capsys, monkeypatch, sample_store, question, "--k", "3")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == SCORE_NOTE == (
+        "score: reciprocal-rank fusion of dense and BM25 ranks, 1/(60+rank) summed; compare within one query only"
+    )
+    starts = [out.index(f"\n#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages ") for rank, hit in enumerate(hits, 1)]
+    assert starts == sorted(starts)
+    for start, end, hit in zip(starts, [*starts[1:], len(out)], hits):
+        block = out[start:end]
+        assert f"    matched: {hit.matched_text}\n" in block
+        assert "\n    " + hit.parent_text.replace("\n", "\n    ") + "\n" in block  # every parent, whole
+    assert out[starts[0] :].splitlines()[1].endswith(caption)
+
+
+def test_search_brief_is_one_line_per_hit(capsys, monkeypatch, sample_store):
+    from evidence_pipeline.retrieval import search
+    from evidence_pipeline.store.base import SCORE_NOTE
+
+    question, caption = sample_store.table_questions()[0]
+    hits = search(question, 4, store_settings=sample_store.settings)
+    code, out, _ = _search_sample(capsys, monkeypatch, sample_store, question, "--k", "4", "--brief")
+    pages = [", ".join(map(str, h.pages)) for h in hits]
+    where = [h.caption or " > ".join(h.section_path) for h in hits]
+    assert code == 0 and out.splitlines() == [SCORE_NOTE] + [
+        f"#{n}  score {h.score:.4f}  {h.doc_id}  pages {p}  {w}" for n, (h, p, w) in enumerate(zip(hits, pages, where), 1)
+    ]
+    assert where[0] == caption
+
+
+def test_search_context_is_what_a_language_model_gets_within_the_budget(capsys, monkeypatch, sample_store):
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.retrieval import context_texts, render_context, search
+
+    question, _ = sample_store.table_questions()[0]
+    count = token_counter(None).count
+    budget = sum(count(t) for t in context_texts(search(question, 3, store_settings=sample_store.settings))) + 10
+    hits = search(question, token_budget=budget, store_settings=sample_store.settings)
+    assert len(hits) >= 3  # the budget holds several parents, not just the first
+    code, out, err = _search_sample(capsys, monkeypatch, sample_store, question, "--context", "--token-budget", str(budget))
+    assert (code, err) == (0, "")
+    assert out == render_context(hits) + "\n"
+    assert count(out) <= budget
+    # Each document + section header once, however many parents under it.
+    lines = out.splitlines()
+    heads = [(line, lines[n + 1]) for n, line in enumerate(lines) if line.startswith("Document: ")]
+    assert len(heads) == len(set(heads)) == len({(h.doc_id, tuple(h.section_path)) for h in hits})
+
+
+def test_search_json_is_the_hits_and_excludes_the_other_views(capsys, monkeypatch, sample_store):
+    from evidence_pipeline.retrieval import search
+
+    question, _ = sample_store.table_questions()[0]
+    code, out, _ = _search_sample(capsys, monkeypatch, sample_store, question, "--json")
+    assert code == 0 and json.loads(out) == [h.model_dump() for h in search(question, store_settings=sample_store.settings)]
+    code, _, err = _search_sample(capsys, monkeypatch, sample_store, question, "--json", "--brief")
+    assert code == 2 and "not allowed with argument" in err
+
+
+def test_parse_json_shows_what_is_embedded(capsys, monkeypatch, sample_corpus, parse_cached):
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.pipeline import PipelineOptions, prepare
+
+    monkeypatch.setenv("EVIDENCE_PARSE_ISOLATION", "inline")
+    code, out, _ = run_cli(capsys, "parse", str(sample_corpus / "SOP-8812.pdf"), "--json")
+    assert code == 0
+    shown = json.loads(out)["units"]
+    units, children = prepare(parse_cached(sample_corpus / "SOP-8812.pdf"), token_counter(None), PipelineOptions())
+    assert [u["unit_id"] for u in shown] == [u.unit_id for u in units]
+    for got, unit in zip(shown, units):
+        mine = [c for c in children if c.unit_id == unit.unit_id]
+        assert got["row_sentences"] == unit.row_sentences
+        assert [(c["child_id"], c["kind"], c["embed_text"]) for c in got["children"]] == [(c.child_id, c.kind, c.embed_text) for c in mine]
+        assert all(c["embed_text"] == f"{unit.location}\n{c['text']}" for c in got["children"])
+    # A footnote marker in a cell is resolved in the row sentence that gets embedded.
+    [table] = [u for u in shown if u["footnotes"] and any("(note: " in s for s in u["row_sentences"])][:1]
+    rows = [c["text"] for c in table["children"] if c["kind"] == "row"]
+    assert rows == table["row_sentences"] and any(table["footnotes"][0].lstrip("*† ") in r for r in rows)
+
+
 # -- copy-store --------------------------------------------------------------------
 
 

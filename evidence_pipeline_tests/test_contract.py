@@ -14,7 +14,7 @@ from evidence_pipeline import bm25_query
 from evidence_pipeline.contract import collection_contract, contract_markdown
 from evidence_pipeline.records import PointPayload
 from evidence_pipeline.sparse import SparseEncoder
-from evidence_pipeline_tests.sample_store import sample_store, sop_questions  # noqa: F401  (fixture)
+from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "docs" / "examples" / "qdrant_client_query.py"
@@ -99,7 +99,7 @@ def test_contract_lists_every_payload_key_with_its_type():
 
 
 @pytest.fixture(scope="module")
-def local_mode(sample_store, tmp_path_factory):
+def local_mode(corpus_store, tmp_path_factory):
     """The sample store copied into a qdrant-client local-mode folder, collection ``evidence``."""
     from evidence_pipeline.settings import StoreSettings
     from evidence_pipeline.store import open_store
@@ -107,7 +107,7 @@ def local_mode(sample_store, tmp_path_factory):
     from evidence_pipeline.store.server import ServerStore
 
     path = tmp_path_factory.mktemp("local-mode") / "qdrant"
-    with open_store(sample_store) as source, ServerStore(StoreSettings(), path=str(path)) as target:
+    with open_store(corpus_store) as source, ServerStore(StoreSettings(), path=str(path)) as target:
         result = copy_store(source, target)
     assert result.documents == 6
     return path
@@ -144,7 +144,7 @@ def _five_questions() -> list[str]:
     return list(chosen.values())[:5]
 
 
-def test_readme_example_returns_the_first_parent_of_search(local_mode, sample_store, tmp_path):
+def test_readme_example_returns_the_first_parent_of_search(local_mode, corpus_store, tmp_path):
     from evidence_pipeline.retrieval import search
 
     questions = _five_questions()
@@ -159,5 +159,5 @@ def test_readme_example_returns_the_first_parent_of_search(local_mode, sample_st
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert [a["question"] for a in answers] == questions
     for answer in answers:
-        expected = search(answer["question"], k=3, store_settings=sample_store)
+        expected = search(answer["question"], k=3, store_settings=corpus_store)
         assert answer["parents"][0] == expected[0].parent_id, answer["question"]

@@ -14,8 +14,10 @@ import evidence_pipeline
 PACKAGE = Path(evidence_pipeline.__file__).parent
 CORE = [
     "units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port",
-    "contract", "bm25_query",
+    "parents", "contract", "bm25_query",
 ]  # fmt: skip
+# The framework adapters' and the service's own dependencies (extras): the core runs without them.
+INTEGRATION_LIBRARIES = {"langchain_core", "llama_index", "mcp", "fastapi", "uvicorn", "starlette"}
 
 
 def _modules() -> dict[str, Path]:
@@ -93,8 +95,17 @@ def test_core_imports_without_docling_or_dagster():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     loaded = {m.split(".")[0] for m in json.loads(out.stdout)}
     assert "evidence_pipeline" in loaded
-    assert not loaded & {"docling", "docling_core", "docling_parse", "dagster"}
-    assert not loaded & {"fastapi", "uvicorn", "starlette"}  # the service is its own wing
+    assert not loaded & {"docling", "docling_core", "docling_parse", "dagster", *INTEGRATION_LIBRARIES}
+
+
+def test_only_the_command_line_imports_the_integrations():
+    graph = import_graph()
+    users = {
+        module
+        for module, targets in graph.items()
+        if not module.startswith("evidence_pipeline.integrations") and any(t.startswith("evidence_pipeline.integrations") for t in targets)
+    }
+    assert users == {"evidence_pipeline.cli"}  # `evidence-pipeline mcp`, imported when that command runs
 
 
 def test_no_parser_module_is_long():

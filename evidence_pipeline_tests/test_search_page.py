@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from evidence_pipeline_tests.sample_store import sample_store, sop_questions  # noqa: F401  (fixture)
+from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -38,10 +38,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(sample_store, tmp_path_factory):
+def server(corpus_store, tmp_path_factory):
     root = tmp_path_factory.mktemp("serve")
     port = _free_port()
-    env = {**os.environ, "EVIDENCE_STORE_PATH": sample_store.path, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "EVIDENCE_STORE_PATH": corpus_store.path, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     for var in ("QDRANT_URL", "EVIDENCE_API_KEY"):
         env.pop(var, None)
     script = BIN / "evidence-pipeline"
@@ -120,12 +120,12 @@ def _chromium(url: str, profile: Path, screenshot: Path) -> str:
     return subprocess.run([*args, "--dump-dom", url], check=True, capture_output=True, timeout=120, text=True).stdout
 
 
-def test_page_shows_the_expected_table_first(server, sample_store):
+def test_page_shows_the_expected_table_first(server, corpus_store):
     from evidence_pipeline.retrieval import search
 
     # The first sample question whose best parent is a table matched by one of its rows.
     for question in sop_questions():
-        expected = search(question["question"], k=5, store_settings=sample_store)[0]
+        expected = search(question["question"], k=5, store_settings=corpus_store)[0]
         if expected.unit_kind == "table" and " | " in expected.matched_text:
             break
     assert expected.doc_id == question["doc_id"]

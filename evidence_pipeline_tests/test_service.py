@@ -11,14 +11,14 @@ from evidence_pipeline.bm25_query import TOKENIZER_VERSION
 from evidence_pipeline.service.app import MAX_K, MAX_QUERY_CHARS, create_app
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
-from evidence_pipeline_tests.sample_store import sample_store, sop_questions  # noqa: F401  (fixture)
+from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
 
 KEY = "svc-test-key-7d1e"
 
 
 @pytest.fixture(scope="module")
-def client(sample_store):
-    with TestClient(create_app(store=sample_store, api_key="")) as c:
+def client(corpus_store):
+    with TestClient(create_app(store=corpus_store, api_key="")) as c:
         yield c
 
 
@@ -38,14 +38,14 @@ def _cli_json(capsys, monkeypatch, store: StoreSettings, *argv: str) -> list[dic
         {"k": None, "token_budget": 600, "doc_id": None},
     ],
 )
-def test_search_returns_what_search_json_prints(client, sample_store, capsys, monkeypatch, params):
+def test_search_returns_what_search_json_prints(client, corpus_store, capsys, monkeypatch, params):
     question = sop_questions()[0]["question"]
     argv = [question]
     if params["k"]:
         argv += ["--k", str(params["k"])]
     if params["token_budget"]:
         argv += ["--token-budget", str(params["token_budget"])]
-    expected = _cli_json(capsys, monkeypatch, sample_store, *argv)
+    expected = _cli_json(capsys, monkeypatch, corpus_store, *argv)
     query = {"q": question, **{k: v for k, v in params.items() if v is not None}}
     response = client.get("/search", params=query)
     assert response.status_code == 200
@@ -61,10 +61,10 @@ def test_search_restricted_to_a_document(client):
     assert hits and {h["doc_id"] for h in hits} == {other}
 
 
-def test_documents_lists_every_document_with_counts_and_versions(client, sample_store, sample_corpus):
+def test_documents_lists_every_document_with_counts_and_versions(client, corpus_store, sample_corpus):
     docs = client.get("/documents").json()
     assert [d["doc_id"] for d in docs] == sorted(p.stem for p in sample_corpus.glob("*.pdf"))
-    with open_store(sample_store) as store:
+    with open_store(corpus_store) as store:
         assert sum(d["points"] for d in docs) == store.count()
         assert all(d["points"] == store.count(d["doc_id"]) for d in docs)
         assert all(store.document_version(d["doc_id"]) == (d["content_hash"], d["pipeline_version"]) for d in docs)
@@ -75,9 +75,9 @@ def test_documents_lists_every_document_with_counts_and_versions(client, sample_
         assert d["bm25_tokenizer"] == TOKENIZER_VERSION
 
 
-def test_health_and_contract(client, sample_store):
+def test_health_and_contract(client, corpus_store):
     health = client.get("/health").json()
-    with open_store(sample_store) as store:
+    with open_store(corpus_store) as store:
         assert health["points"] == store.count() > 0
     assert health["status"] == "ok" and health["api_key_required"] is False
     contract = client.get("/contract").json()
@@ -108,8 +108,8 @@ def test_page_is_served(client):
     assert 'id="q"' in page.text and "innerHTML" not in page.text
 
 
-def test_api_key_guards_search_and_documents(sample_store):
-    with TestClient(create_app(store=sample_store, api_key=KEY)) as c:
+def test_api_key_guards_search_and_documents(corpus_store):
+    with TestClient(create_app(store=corpus_store, api_key=KEY)) as c:
         for path in ("/search?q=flow+rate", "/documents", "/contract"):
             assert c.get(path).status_code == 401
             assert c.get(path, headers={"X-API-Key": KEY + "x"}).status_code == 401

@@ -259,7 +259,7 @@ _CHILD = textwrap.dedent(
     from evidence_pipeline.settings import StoreSettings
     from evidence_pipeline.store import open_store
     try:
-        with open_store(StoreSettings(path=sys.argv[1])) as store:
+        with open_store(StoreSettings(path=sys.argv[1], lock_timeout_s=0.2)) as store:
             print(store.count("a"))
     except StoreError:
         print("locked")
@@ -323,3 +323,29 @@ def test_documents_lists_counts_and_versions(backend):
     assert docs[0].bm25_tokenizer is None  # make_points builds payloads without the field
     store.delete_document("b")
     assert [d.doc_id for d in store.documents()] == ["a"]
+
+
+def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
+    points = make_points("a", {"a/t": ["row one", "row two", "row three"], "a/s": ["prose"]})
+    # A split table: its pieces share the parent id, each piece is its own unit with its own text.
+    pieces = [
+        p.model_copy(update={"payload": p.payload | {"unit_id": f"a/t-s{n}", "parent_text": f"piece {n}"}})
+        for p, n in zip(points[:3], (1, 0, 1))
+    ]
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", [*pieces, points[3]])
+    got = store.parent("a/t")
+    assert [(h.payload["unit_id"], h.payload["parent_text"], h.score) for h in got] == [("a/t-s0", "piece 0", 0.0), ("a/t-s1", "piece 1", 0.0)]
+    unit1 = sorted(p.id for p in pieces if p.payload["unit_id"] == "a/t-s1")
+    assert got[1].id == unit1[0]  # the same point of a unit on every call
+    assert got[0].payload == pieces[1].payload  # the whole payload
+    [section] = store.parent("a/s")
+    assert section.payload["text"] == "prose"
+    assert store.parent("a/none") == []
+    store.close()
+    assert backend().parent("a/t") == got  # reopened
+
+
+def test_parent_on_a_missing_store(backend):
+    assert backend().parent("anything") == []

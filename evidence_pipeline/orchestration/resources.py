@@ -75,30 +75,52 @@ class StoreResource(dg.ConfigurableResource):
 
     ``from_env`` passes the API key as ``EnvVar("QDRANT_API_KEY")``: Dagster then shows the
     variable's name, never its value, in the UI and in run records.
-    """
+
+    The embedded store admits one process at a time; another one waits up to
+    ``lock_timeout_s`` seconds for its turn."""
 
     path: str = "data/store"
     url: Optional[str] = None
     api_key: Optional[str] = None
     collection: str = "evidence"
+    lock_timeout_s: float = 60.0
+    upsert_batch: int = 1024
 
     @property
     def settings(self) -> StoreSettings:
-        return StoreSettings(path=self.path, url=self.url, api_key=self.api_key, collection=self.collection)
+        return StoreSettings(
+            path=self.path,
+            url=self.url,
+            api_key=self.api_key,
+            collection=self.collection,
+            lock_timeout_s=self.lock_timeout_s,
+            upsert_batch=self.upsert_batch,
+        )
 
     @contextmanager
-    def open(self) -> Iterator:
-        """The store is held only inside this block, so other processes can use it between runs."""
+    def open(self, lock_timeout_s: Optional[float] = None) -> Iterator:
+        """The store is held only inside this block, so other processes can use it between runs.
+        ``lock_timeout_s`` overrides how long to wait for a busy embedded store (0: do not wait)."""
         from evidence_pipeline.store import open_store
 
-        with open_store(self.settings) as store:
+        settings = self.settings
+        if lock_timeout_s is not None:
+            settings = settings.model_copy(update={"lock_timeout_s": lock_timeout_s})
+        with open_store(settings) as store:
             yield store
 
     @classmethod
     def from_env(cls) -> "StoreResource":
         s = StoreSettings.from_env()
         api_key = dg.EnvVar("QDRANT_API_KEY") if s.api_key is not None else None
-        return cls(path=s.path, url=s.url, api_key=api_key, collection=s.collection)
+        return cls(
+            path=s.path,
+            url=s.url,
+            api_key=api_key,
+            collection=s.collection,
+            lock_timeout_s=s.lock_timeout_s,
+            upsert_batch=s.upsert_batch,
+        )
 
 
 class CorpusResource(dg.ConfigurableResource):

@@ -68,7 +68,7 @@ def build_reingest_schedule(job, cron: str | None = None) -> dg.ScheduleDefiniti
         version = current_pipeline_version(parser, embedder, pipeline_options)
         indexed = latest_metadata(context.instance, "qdrant_points", found.paths)
         try:
-            with store.open() as s:
+            with store.open(lock_timeout_s=0) as s:  # a busy store is not waited for
                 stored: dict[str, str] | None = s.document_hashes()
         except StoreError as exc:  # the embedded store is busy: judge by the run history alone
             context.log.warning(f"store not readable, using materialization metadata only: {exc}")

@@ -205,7 +205,8 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
         deleted: list[str] = []
         if deleting:
             try:
-                with store.open() as s:
+                # Do not wait for a busy store: the deletion is retried next tick.
+                with store.open(lock_timeout_s=0) as s:
                     for key, doc_id in deleting.items():
                         n = s.delete_document(doc_id)
                         context.log.info(f"{key}: file deleted; removed {n} points of document {doc_id!r}")

@@ -9,7 +9,7 @@ Qdrant supplies IDF from the collection). The payload is a
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable, Iterator, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,11 @@ INDEXED_KEYWORDS = ("doc_id", "parent_id")
 # 60 is the value of the RRF paper; Qdrant's plain FusionQuery(RRF) uses 2, which lets
 # the first ranks of one list dominate the fusion.
 RRF_K = 60
+
+# What a search score is, in one line for people and agents reading results.
+SCORE_NOTE = (
+    f"score: reciprocal-rank fusion of dense and BM25 ranks, 1/({RRF_K}+rank) summed; compare within one query only"
+)
 
 
 def point_id(doc_id: str, child_id: str) -> str:
@@ -134,6 +139,11 @@ class DocumentVersion(NamedTuple):
     pipeline_version: str
 
 
+# Written by the embedded store on every point: how many points its document has, so that a
+# first ingest interrupted between two upsert batches is seen as incomplete.
+DOC_POINTS = "doc_points"
+
+
 def agreed_version(
     first: dict | None, count_with: Callable[[DocumentVersion], int], count_all: Callable[[], int]
 ) -> DocumentVersion | None:
@@ -141,8 +151,9 @@ def agreed_version(
     counts (``count_with(version)``: the document's points carrying that version).
 
     None when the document has no point (``first`` is None); ``("", "")`` when its points
-    disagree (a replace interrupted before its stale points were deleted) or carry none,
-    so that any comparison with a real version says "changed".
+    disagree (a replace interrupted before its stale points were deleted), carry none, or
+    number other than the ``doc_points`` they carry (a first ingest interrupted between
+    upsert batches), so that any comparison with a real version says "changed".
     """
     if first is None:
         return None
@@ -150,7 +161,11 @@ def agreed_version(
     if not (isinstance(content_hash, str) and isinstance(pipeline_version, str)):
         return DocumentVersion("", "")
     version = DocumentVersion(content_hash, pipeline_version)
-    return version if count_with(version) == count_all() else DocumentVersion("", "")
+    total = count_all()
+    expected = first.get(DOC_POINTS)
+    if isinstance(expected, int) and expected != total:
+        return DocumentVersion("", "")
+    return version if count_with(version) == total else DocumentVersion("", "")
 
 
 class Store(Protocol):
@@ -197,6 +212,10 @@ class Store(Protocol):
     ) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""
 
+    def parent(self, parent_id: str) -> list[StoredHit]:
+        """The parent's evidence units, one point each with its full payload (score 0: no query),
+        ordered by unit id; a split table has one unit per piece. [] when no point has that parent."""
+
     def close(self) -> None: ...
 
 
@@ -224,6 +243,17 @@ def vector_stats_of(records: Iterator[tuple[dict, dict]]) -> VectorStats:
         counts["parent_id"] += bool(payload.get("parent_id"))
         counts["parent_text"] += bool(payload.get("parent_text"))
     return VectorStats(**counts)
+
+
+def unit_representatives(records: Iterable[tuple[str, dict]]) -> list[str]:
+    """``records``: (point id, payload with ``unit_id``) of one parent's points. The smallest
+    point id of each unit (one fixed point per unit on every call), in unit id order."""
+    first: dict[str, str] = {}
+    for pid, payload in records:
+        unit = str(payload.get("unit_id", ""))
+        if unit not in first or pid < first[unit]:
+            first[unit] = pid
+    return [first[u] for u in sorted(first)]
 
 
 def hashes_of(payloads: Iterator[dict]) -> dict[str, str]:

@@ -7,16 +7,29 @@ module works around:
 - no group-by: hybrid search fuses dense + BM25 with RRF, then keeps the best child
   of each parent here, querying again with deeper prefetches when too few distinct
   parents came back;
-- an exclusive lock while open: open the store only while it is used (``open_store``)
-  and close it, so that another process (a Dagster step, the CLI) can open it next;
+- an exclusive lock while open: a second process cannot open the shard. Every opener
+  first takes ``StoreLock`` (a file lock beside the shard) and waits up to
+  ``settings.lock_timeout_s`` for it, so processes take turns; open the store only
+  while it is used (``open_store``) and close it, so that the others get their turn;
 - no background optimizer: points stay in appendable plain segments where search is
   exact brute force (milliseconds at 100k points). ``optimize()`` builds HNSW and
   vacuums deleted points; after it, dense search is approximate.
+
+Crash safety (kill -9 at any moment): every ``update`` is appended to Edge's WAL before
+it returns, and loading a shard replays the WAL, so a killed writer leaves the shard
+as of its last completed update. A new shard is created in a side folder and renamed
+into place, so a killed creation leaves no half-made shard. What a killed
+``replace_document`` leaves (part of the new points, or all of them beside stale old
+ones) is seen as stale by ``document_version`` (every point carries its document's
+point count, ``doc_points``), so the next ingest redoes the document.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -24,8 +37,10 @@ import qdrant_edge as qe
 
 from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
+from evidence_pipeline.store.lock import StoreLock, busy_message
 from evidence_pipeline.store.base import (
     DOCUMENT_FIELDS,
+    DOC_POINTS,
     INDEXED_KEYWORDS,
     DocumentInfo,
     DocumentVersion,
@@ -39,13 +54,15 @@ from evidence_pipeline.store.base import (
     documents_of,
     hashes_of,
     point_from_record,
+    unit_representatives,
     vector_stats_of,
 )
 
 # Edge writes its own config next to the segments; its presence means "a shard lives here".
 _EDGE_CONFIG = "edge_config.json"
-_UPSERT_BATCH = 1024
 _DELETE_BATCH = 4096
+# Points fetched beyond a prefetch depth so that ties at the cut are ordered by id (see _ranked).
+_TIE_MARGIN = 16
 _SCROLL_PAGE = 2048
 # Grouping retries: each round multiplies the prefetch depth by this, at most this many rounds.
 _DEEPEN_FACTOR = 4
@@ -55,27 +72,70 @@ _MAX_ROUNDS = 4
 class EdgeStore:
     """``Store`` on a Qdrant Edge shard at ``settings.path``.
 
-    The shard is loaded in the constructor when it exists (taking the lock), and
-    created by ``ensure_collection`` otherwise. Read methods on a store that was
-    never created answer as for an empty one.
+    When the shard exists, the constructor takes the store's lock (waiting up to
+    ``settings.lock_timeout_s``) and loads it; ``close`` releases both. When it does
+    not, nothing is locked until ``ensure_collection`` creates it. Read methods on a
+    store that was never created answer as for an empty one.
     """
 
     def __init__(self, settings: StoreSettings):
         self.settings = settings
         self.path = Path(settings.path)
         self._shard: qe.EdgeShard | None = None
+        self._lock = StoreLock(self.path)
         if (self.path / _EDGE_CONFIG).exists():
-            self._shard = self._load()
+            self._open()
 
     # -- lifecycle -----------------------------------------------------------------
 
-    def _load(self) -> qe.EdgeShard:
+    def _open(self, config: qe.EdgeConfig | None = None) -> None:
+        """Lock, then load the shard, or create it with ``config`` when there is none."""
+        self._lock.acquire(self.settings.lock_timeout_s)
         try:
-            return qe.EdgeShard.load(str(self.path))
-        except Exception as exc:  # the binding raises a bare Exception (e.g. WAL lock WouldBlock)
+            if (self.path / _EDGE_CONFIG).exists():
+                self._shard = self._load()
+            elif config is not None:
+                self._shard = self._create(config)
+        except BaseException:
+            self._lock.release()
+            raise
+        if self._shard is None:  # the shard vanished while we waited
+            self._lock.release()
+
+    def _load(self) -> qe.EdgeShard:
+        # Edge's own WAL lock can still be taken by a process that opened the shard
+        # without the lock file (e.g. an older version of this package): wait for it too.
+        deadline = time.monotonic() + self.settings.lock_timeout_s
+        while True:
+            try:
+                return qe.EdgeShard.load(str(self.path))
+            except Exception as exc:  # the binding raises a bare Exception
+                if "WouldBlock" not in str(exc):
+                    raise StoreError(f"{self.path}: cannot open the Edge store ({exc})") from exc
+                if time.monotonic() >= deadline:
+                    holder = "holder unknown: it opened the store without its lock file"
+                    raise StoreError(busy_message(self.path, self.settings.lock_timeout_s, holder)) from exc
+                time.sleep(0.05)
+
+    def _create(self, config: qe.EdgeConfig) -> qe.EdgeShard:
+        """A new shard, made in a side folder and renamed into place (atomic: a killed
+        creation leaves the side folder, which the next creation clears)."""
+        if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
             raise StoreError(
-                f"{self.path}: cannot open the Edge store; another process may hold it open ({exc})"
-            ) from exc
+                f"{self.path}: exists and is not an Edge store (no {_EDGE_CONFIG}); "
+                "delete it or set EVIDENCE_STORE_PATH to another folder"
+            )
+        side = self.path.with_name(f".{self.path.name}.creating")
+        try:
+            shutil.rmtree(side, ignore_errors=True)
+            side.mkdir(parents=True)
+            qe.EdgeShard.create(str(side), config).close()
+            if self.path.is_dir():
+                self.path.rmdir()  # empty: checked above
+            os.replace(side, self.path)
+            return qe.EdgeShard.load(str(self.path))
+        except Exception as exc:
+            raise StoreError(f"{self.path}: cannot create the Edge store ({exc})") from exc
 
     @property
     def dim(self) -> int | None:
@@ -92,12 +152,8 @@ class EdgeStore:
                 vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
                 sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             )
-            self.path.mkdir(parents=True, exist_ok=True)
-            try:
-                self._shard = qe.EdgeShard.create(str(self.path), config)
-            except Exception as exc:
-                raise StoreError(f"{self.path}: cannot create the Edge store ({exc})") from exc
-        else:
+            self._open(config)  # another process may have created it meanwhile: then loaded
+        if self._shard is not None:
             existing = self.dim
             if existing is not None and existing != dim:
                 raise StoreError(
@@ -121,11 +177,14 @@ class EdgeStore:
 
     def close(self) -> None:
         shard, self._shard = self._shard, None
-        if shard is not None:
-            try:
-                shard.flush()
-            finally:
-                shard.close()
+        try:
+            if shard is not None:
+                try:
+                    shard.flush()
+                finally:
+                    shard.close()
+        finally:
+            self._lock.release()  # after Edge let go of its WAL, so the next opener can load
 
     def __enter__(self) -> "EdgeStore":
         return self
@@ -151,9 +210,12 @@ class EdgeStore:
         shard = self._shard
         before = self.point_ids(doc_id)
         # Upsert first, then drop what the new version no longer has: the document is
-        # never absent, and re-running with the same points changes nothing.
-        for start in range(0, len(points), _UPSERT_BATCH):
-            batch = [_to_edge_point(p) for p in points[start : start + _UPSERT_BATCH]]
+        # never absent, and re-running with the same points changes nothing. Every point
+        # carries the size of its document version, so that a replace killed between
+        # two writes is seen as incomplete (``document_version``).
+        size, n = self.settings.upsert_batch, len({p.id for p in points})
+        for start in range(0, len(points), size):
+            batch = [_to_edge_point(p, n) for p in points[start : start + size]]
             shard.update(qe.UpdateOperation.upsert_points(batch))
         stale = sorted(before - {p.id for p in points})
         for start in range(0, len(stale), _DELETE_BATCH):
@@ -199,7 +261,7 @@ class EdgeStore:
 
     def iter_points(self, doc_id: str) -> Iterator[Point]:
         for r in self._scroll(_doc_filter([doc_id]), True, with_vector=True):
-            yield point_from_record(r.id, (r.vector or {}), r.payload)
+            yield point_from_record(r.id, (r.vector or {}), _given_payload(r.payload))
 
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
@@ -208,15 +270,17 @@ class EdgeStore:
         return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
 
     def document_version(self, doc_id: str) -> DocumentVersion | None:
-        """See ``Store.document_version``: one point read and two counts filtered on the
-        indexed doc_id; no scroll over the whole store.
-        Not detected: the first ingest of a document of more than one upsert batch
-        (1024 children) interrupted between batches; ``ingest_file(force=True)`` redoes it."""
+        """See ``Store.document_version`` and ``agreed_version``: one point read and two counts
+        filtered on the indexed doc_id; no scroll over the store. Every Edge point carries
+        ``doc_points``, so a first ingest killed between two upsert batches reads as stale."""
         if self._shard is None:
             return None
         records, _ = self._shard.scroll(
             qe.ScrollRequest(
-                limit=1, filter=_doc_filter([doc_id]), with_payload=["content_hash", "pipeline_version"], with_vector=False
+                limit=1,
+                filter=_doc_filter([doc_id]),
+                with_payload=["content_hash", "pipeline_version", DOC_POINTS],
+                with_vector=False,
             )
         )
 
@@ -250,21 +314,24 @@ class EdgeStore:
             else None
         )
 
-        def request(depth: int) -> qe.QueryRequest:
-            prefetches = [qe.Prefetch(limit=depth, query=dense_q, filter=flt)]
+        def candidates(depth: int) -> list[tuple[float, str, str]]:
+            # Fused here, not by Edge's Fusion.Rrf: Edge returns equal scores in no fixed order
+            # (identical children of near-twin documents), and inside its fusion that order
+            # changes the fused scores. Each list is put in (score, point id) order first, so
+            # the same query on the same points always fuses the same way.
+            lists = [self._ranked(dense_q, depth, flt)]
             if sparse_q is not None:
-                prefetches.append(qe.Prefetch(limit=depth, query=sparse_q, filter=flt))
-            # Fusion.Rrf takes k: score = sum of 1 / (k + rank), rank counted from 0.
-            # Limit = every fused candidate, so grouping sees the whole fused list.
-            return qe.QueryRequest(
-                limit=depth * len(prefetches),
-                prefetches=prefetches,
-                query=qe.Fusion.Rrf(k=RRF_K),
-                filter=flt,
-                with_payload=qe.PayloadSelector.Include(["parent_id"]),
-            )
+                lists.append(self._ranked(sparse_q, depth, flt))
+            fused: dict[str, float] = {}
+            parents: dict[str, str] = {}
+            for ranked in lists:
+                # score = sum of 1 / (k + rank), rank counted from 0, as Qdrant's own RRF
+                for rank, (_, pid, parent) in enumerate(ranked):
+                    fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank)
+                    parents[pid] = parent
+            return [(score, pid, parents[pid]) for pid, score in fused.items()]
 
-        return self._grouped(request, k, max(prefetch_limit, k), flt)
+        return self._grouped(candidates, k, max(prefetch_limit, k), flt)
 
     def dense_search(
         self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
@@ -272,35 +339,51 @@ class EdgeStore:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         query = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
 
-        def request(depth: int) -> qe.QueryRequest:
-            return qe.QueryRequest(
-                limit=depth,
+        def candidates(depth: int) -> list[tuple[float, str, str]]:
+            return self._ranked(query, depth, flt)
+
+        return self._grouped(candidates, k, max(4 * k, 32), flt)
+
+    def parent(self, parent_id: str) -> list[StoredHit]:
+        flt = qe.Filter(must=[qe.FieldCondition(key="parent_id", match=qe.MatchAny([parent_id]))])
+        ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))
+        if not ids:
+            return []
+        records = {str(r.id): r for r in self._require().retrieve(ids, with_payload=True, with_vector=False)}
+        return [StoredHit(id=i, score=0.0, payload=_given_payload(records[i].payload)) for i in ids if i in records]
+
+    def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, str, str]]:
+        """(score, point id, parent id) of one query's best ``depth`` points, in score order and
+        equal scores by point id. A few more are fetched than kept, so that points tied at the
+        cut are ordered by id too rather than by whatever order Edge returned them in."""
+        found = self._shard.query(
+            qe.QueryRequest(
+                limit=depth + _TIE_MARGIN,
                 query=query,
                 filter=flt,
                 with_payload=qe.PayloadSelector.Include(["parent_id"]),
             )
+        )
+        ranked = sorted(((float(sp.score), str(sp.id), (sp.payload or {}).get("parent_id", str(sp.id))) for sp in found), key=lambda c: (-c[0], c[1]))
+        return ranked[:depth]
 
-        return self._grouped(request, k, max(4 * k, 32), flt)
-
-    def _grouped(self, request, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
+    def _grouped(self, candidates, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
         """Best child of each of up to k parents, in score order (Edge has no group-by).
 
-        Candidates carry only ``parent_id``; full payloads are fetched for the k
-        winners alone (a parent's text can be kilobytes, candidates are hundreds).
-        Deeper rounds only append lower ranks to each prefetch list, so parents
-        found in an earlier round keep their order.
+        ``candidates(depth)`` gives (score, point id, parent id) triples carrying only the
+        parent id; full payloads are fetched for the k winners alone (a parent's text can be
+        kilobytes, candidates are hundreds). Deeper rounds only append lower ranks, so parents
+        found in an earlier round keep their order. Equal scores are ordered by id throughout.
         """
         if self._shard is None or k <= 0:
             return []
         total: int | None = None  # counted only when a round comes back short (~2 ms at 10k points)
-        best: dict[str, Any] = {}
+        best: dict[str, tuple[float, str]] = {}
         for _ in range(_MAX_ROUNDS):
             best = {}
-            for sp in self._shard.query(request(depth)):
-                parent = (sp.payload or {}).get("parent_id", str(sp.id))
-                # Equal scores keep the smaller point id: the same winner on every run.
-                if parent not in best or (sp.score, str(best[parent].id)) > (best[parent].score, str(sp.id)):
-                    best[parent] = sp
+            for score, pid, parent in candidates(depth):
+                if parent not in best or (-score, pid) < (-best[parent][0], best[parent][1]):
+                    best[parent] = (score, pid)
             if len(best) >= k:
                 break
             if total is None:
@@ -308,13 +391,12 @@ class EdgeStore:
             if depth >= total:
                 break
             depth *= _DEEPEN_FACTOR
-        # Score order, equal scores by parent id: Edge returns ties in no fixed order.
-        winners = [best[p] for p in sorted(best, key=lambda p: (-best[p].score, p))][:k]
-        records = {str(r.id): r for r in self._shard.retrieve([sp.id for sp in winners], with_payload=True, with_vector=False)}
+        winners = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        records = {str(r.id): r for r in self._shard.retrieve([pid for _, (_, pid) in winners], with_payload=True, with_vector=False)}
         return [
-            StoredHit(id=str(sp.id), score=float(sp.score), payload=dict(records[str(sp.id)].payload or {}))
-            for sp in winners
-            if str(sp.id) in records
+            StoredHit(id=pid, score=score, payload=_given_payload(records[pid].payload))
+            for _, (score, pid) in winners
+            if pid in records
         ]
 
 
@@ -322,7 +404,12 @@ def _doc_filter(doc_ids: Sequence[str]) -> qe.Filter:
     return qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids)))])
 
 
-def _to_edge_point(p: Point) -> qe.Point:
+def _given_payload(payload: dict | None) -> dict:
+    """The payload as the pipeline gave it: without the store's own ``doc_points``."""
+    return {k: v for k, v in (payload or {}).items() if k != DOC_POINTS}
+
+
+def _to_edge_point(p: Point, doc_points: int) -> qe.Point:
     # The binding converts each payload string at several microseconds: payload conversion
     # is most of an upsert's CPU time (see `evidence-pipeline bench`). Sending the fields a
     # parent's children share once per parent (set_payload) or the version stamp once per
@@ -330,5 +417,5 @@ def _to_edge_point(p: Point) -> qe.Point:
     return qe.Point(
         p.id,
         {DENSE_VECTOR: p.dense, SPARSE_VECTOR: qe.SparseVector(p.sparse.indices, p.sparse.values)},
-        dict(p.payload),
+        {**p.payload, DOC_POINTS: doc_points},
     )

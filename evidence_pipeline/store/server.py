@@ -29,6 +29,7 @@ from evidence_pipeline.store.base import (
     documents_of,
     hashes_of,
     point_from_record,
+    unit_representatives,
     vector_stats_of,
 )
 
@@ -268,6 +269,14 @@ class ServerStore:
             return []
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         return self._groups(query=list(map(float, dense)), using=DENSE_VECTOR, k=k, flt=flt)
+
+    def parent(self, parent_id: str) -> list[StoredHit]:
+        flt = models.Filter(must=[models.FieldCondition(key="parent_id", match=models.MatchValue(value=parent_id))])
+        ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))
+        if not ids:
+            return []
+        records = {str(r.id): r for r in self.client.retrieve(self.collection, ids, with_payload=True, with_vectors=False)}
+        return [StoredHit(id=i, score=0.0, payload=dict(records[i].payload or {})) for i in ids if i in records]
 
     def _groups(self, *, k: int, flt: models.Filter | None, **query: Any) -> list[StoredHit]:
         result = self.client.query_points_groups(

@@ -1,0 +1,148 @@
+"""One process at a time on an embedded store; the others wait, for a bounded time.
+
+Qdrant Edge locks a shard's WAL while a process has it open, and a second opener
+fails at once (``WouldBlock``). So that a search and an ingest in two processes take
+turns instead of failing, every opener first takes an exclusive lock on a file beside
+the shard (``<store>.lock``) and keeps it until Edge is closed.
+
+Why an OS file lock (``flock``) and not retries of Edge's own load:
+
+- the kernel releases it when its holder exits or dies, kill -9 included: there is
+  never a stale lock to clean up;
+- an attempt is one system call; a failed Edge load costs ~80 ms of opening segments
+  of a store that another process is writing (measured);
+- it also covers creating the store: "is there a shard? no: create one" is one
+  critical section, so two first writers cannot both create;
+- the holder writes its pid and command into the file, so a waiter that gives up can
+  say what holds the store.
+
+Turns: a process that releases the store and asks again at once (an ingest writing
+document after document, a search loop) must not overtake one that is already
+waiting. So a waiter first takes a second lock, ``<store>.next.lock``, and keeps it
+until it holds the store: only one process waits on the store itself, and whoever
+comes back for the store queues behind it. Between two processes they alternate;
+among more, the order beyond the next one is not first come, first served.
+
+``flock`` cannot block with a timeout (only a signal interrupts the wait, and signals
+reach only the main thread: Dagster evaluates sensors in threads), so a waiter polls
+with ``LOCK_NB``, every 5 ms at first and at most every 25 ms: it gets the store at
+most ~25 ms after the holder lets go.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from evidence_pipeline.errors import StoreError
+
+_FIRST_POLL_S = 0.005
+_MAX_POLL_S = 0.025
+
+
+def lock_path_for(store_path: Path) -> Path:
+    return store_path.with_name(store_path.name + ".lock")
+
+
+def next_lock_path_for(store_path: Path) -> Path:
+    return store_path.with_name(store_path.name + ".next.lock")
+
+
+def busy_message(store_path: Path, timeout_s: float, holder: str) -> str:
+    """The one line a process prints when it gave up waiting for the store."""
+    return (
+        f"{store_path}: another process holds the embedded store ({holder}) for more than {timeout_s:g} s; "
+        "use a Qdrant server (QDRANT_URL) for concurrent readers and writers, "
+        "or wait longer (EVIDENCE_STORE_LOCK_TIMEOUT_S)"
+    )
+
+
+class StoreLock:
+    """The exclusive lock of the store at ``store_path``, held from ``acquire`` to ``release``."""
+
+    def __init__(self, store_path: Path):
+        self.store_path = store_path
+        self.path = lock_path_for(store_path)
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, timeout_s: float) -> None:
+        """Take the lock, waiting up to ``timeout_s`` seconds (0: one attempt); else ``StoreError``."""
+        if self._fd is not None:
+            return
+        deadline = time.monotonic() + timeout_s
+        next_fd = self._open(next_lock_path_for(self.store_path))
+        store_fd: int | None = None
+        try:
+            store_fd = self._open(self.path)
+            # In line first, then the store: one who comes back for it queues behind us.
+            if not (_wait(next_fd, deadline) and _wait(store_fd, deadline)):
+                raise StoreError(busy_message(self.store_path, timeout_s, self.holder()))
+            self._fd, store_fd = store_fd, None
+            self._describe_holder()
+        finally:
+            for fd in (next_fd, store_fd):
+                if fd is not None:
+                    os.close(fd)  # closing a descriptor releases its flock
+
+    def _open(self, path: Path) -> int:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create the store's lock file ({exc.strerror})") from exc
+
+    def _describe_holder(self) -> None:
+        """Write who holds the lock into the file, for the message of a waiter that gives up."""
+        command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))[:160]
+        since = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, f"pid {os.getpid()}: {command or 'python'}, since {since}".encode(), 0)
+        except OSError:
+            pass  # only the message of a waiter loses detail
+
+    def holder(self) -> str:
+        try:
+            text = self.path.read_text(errors="replace").strip()
+        except OSError:
+            text = ""
+        return text or "holder unknown"
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def __enter__(self) -> "StoreLock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _wait(fd: int, deadline: float) -> bool:
+    """Poll for the lock on ``fd`` until ``deadline`` (``time.monotonic``); True once held."""
+    pause = _FIRST_POLL_S
+    while not _try_lock(fd):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, _MAX_POLL_S)
+    return True
