@@ -60,7 +60,7 @@ parse-quality: install
 
 # The UI end-to-end test, keeping its screenshots for the README (needs chromium).
 screenshots: install
-	EVIDENCE_UI_SCREENSHOTS=$(CURDIR)/docs $(BIN)/pytest -q evidence_pipeline_tests/test_ui.py
+	EVIDENCE_UI_SCREENSHOTS=$(CURDIR)/docs $(BIN)/pytest -q evidence_pipeline_tests/test_ui.py evidence_pipeline_tests/test_search_page.py
 
 dev: corpus
 	$(BIN)/dagster dev -w workspace.yaml

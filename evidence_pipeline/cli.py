@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|parse|mcp|generate|eval|bench|parse-quality|copy-store``."""
+"""Command line: ``evidence-pipeline ingest|search|serve|parse|mcp|generate|eval|bench|parse-quality|copy-store``."""
 
 from __future__ import annotations
 
@@ -120,6 +120,15 @@ def cmd_search(args: argparse.Namespace) -> int:
         if not args.brief:
             print(f"    matched: {hit.matched_text}")
             print("    " + hit.parent_text.replace("\n", "\n    "))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from evidence_pipeline.service.app import serve
+    except ImportError as exc:
+        return _error(f"serve needs the serve extra (pip install 'evidence_pipeline[serve]'): {exc}", 2)
+    serve(host=args.host, port=args.port, threads=args.threads)
     return 0
 
 
@@ -330,6 +339,15 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the parents that fit N tokens, in rank order (the first always: stderr says when it alone is larger)",
     )
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "serve", help="search service and page: /search, /documents, /health (model loaded once)",
+        epilog="EVIDENCE_API_KEY set: /search, /documents and /contract need the X-API-Key header", formatter_class=raw,
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--threads", type=_positive_int, default=1, help="torch threads for query embedding (default 1)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("parse", help="print the parsed document and its evidence units")
     p.add_argument("file")

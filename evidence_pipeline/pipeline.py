@@ -19,7 +19,7 @@ from evidence_pipeline.children import build_children
 from evidence_pipeline.corpus import doc_id_for
 from evidence_pipeline.embedding import Embedder, TokenCounter
 from evidence_pipeline.records import ChildUnit, DocumentStamp, EvidenceUnit, ParsedDoc, PointPayload
-from evidence_pipeline.sparse import SparseEncoder
+from evidence_pipeline.sparse import TOKENIZER_VERSION, SparseEncoder
 from evidence_pipeline.splitting import split_units
 from evidence_pipeline.staleness import stored_state
 from evidence_pipeline.store.base import Point, ReplaceResult, SparseVector, Store, point_id
@@ -39,7 +39,7 @@ class PipelineOptions(BaseModel):
 
     def version(self, parser: str, model_id: str) -> str:
         """Changes whenever anything that shapes the indexed points changes."""
-        key = f"{PIPELINE_VERSION}|{parser}|{model_id}|{self.model_dump_json()}"
+        key = f"{PIPELINE_VERSION}|{TOKENIZER_VERSION}|{parser}|{model_id}|{self.model_dump_json()}"
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 

@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evidence_pipeline import tables
+from evidence_pipeline.bm25_query import TOKENIZER_VERSION
 
 BlockLabel = Literal[
     "title",
@@ -347,10 +348,20 @@ class DocumentStamp(Record):
     doc_title: str = Field(description="the document's title as parsed")
     content_hash: str = Field(description="SHA-256 of the source file the points were built from")
     pipeline_version: str = Field(description="what built the points (parser, model, options); see PipelineOptions.version")
+    # Optional so that points written before the field existed still read; they say None.
+    bm25_tokenizer: str | None = Field(
+        None, description="bm25_query.TOKENIZER_VERSION the bm25 vector was built with; an application's copy must match"
+    )
 
     @classmethod
     def of(cls, doc: ParsedDoc, pipeline_version: str) -> "DocumentStamp":
-        return cls(doc_id=doc.doc_id, doc_title=doc.title, content_hash=doc.content_hash, pipeline_version=pipeline_version)
+        return cls(
+            doc_id=doc.doc_id,
+            doc_title=doc.title,
+            content_hash=doc.content_hash,
+            pipeline_version=pipeline_version,
+            bm25_tokenizer=TOKENIZER_VERSION,
+        )
 
 
 class PointPayload(DocumentStamp):
@@ -358,7 +369,7 @@ class PointPayload(DocumentStamp):
 
     Writers build it (``PointPayload.for_child`` for the pipeline's children) and store its
     ``model_dump()``; readers parse a stored payload back with ``model_validate``.
-    Every field is required, so a payload that lacks one fails where it is read.
+    Every field but ``bm25_tokenizer`` is required, so a payload that lacks one fails where it is read.
     """
 
     parent_id: str = Field(description="the parent (table or section chunk) the child belongs to; search groups by it")

@@ -22,6 +22,8 @@ EXPECTED = {
     "ingest.peak_rss_mb",
     "ingest.first_s",
     "reingest.core.fraction",
+    "service.search.p50_ms",
+    "service.search.p95_ms",
 }
 
 
@@ -36,6 +38,8 @@ def test_quick_bench_reports_every_figure(tmp_path, capsys):
         assert math.isfinite(figures[key]["ratio"]) and figures[key]["ratio"] > 0
     # p95 never below p50; the unchanged re-ingest skipped every document.
     assert figures["search.edge.2000.p95_ms"]["value"] >= figures["search.edge.2000.p50_ms"]["value"]
+    assert figures["service.search.p95_ms"]["value"] >= figures["service.search.p50_ms"]["value"]
+    assert report["raw"]["service"]["documents"] == 2 and report["raw"]["service"]["points"] > 0
     core = report["raw"]["ingest_core"]
     assert core["skipped_first"] == 0 and core["skipped_second"] == core["documents"] == 2
     assert "| figure |" in (tmp_path / "bench.md").read_text()

@@ -12,9 +12,12 @@ from pathlib import Path
 import evidence_pipeline
 
 PACKAGE = Path(evidence_pipeline.__file__).parent
-CORE = ["units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port", "parents"]
-# The framework adapters' own dependencies (extras): the core runs without them.
-INTEGRATION_LIBRARIES = {"langchain_core", "llama_index", "mcp"}
+CORE = [
+    "units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port",
+    "parents", "contract", "bm25_query",
+]  # fmt: skip
+# The framework adapters' and the service's own dependencies (extras): the core runs without them.
+INTEGRATION_LIBRARIES = {"langchain_core", "llama_index", "mcp", "fastapi", "uvicorn", "starlette"}
 
 
 def _modules() -> dict[str, Path]:

@@ -309,6 +309,22 @@ def test_document_version_on_both_backends(backend):
     assert store.document_version("a") is None and store.document_version("b") == ("h2", "1")
 
 
+def test_documents_lists_counts_and_versions(backend):
+    store = backend()
+    assert store.documents() == []
+    store.ensure_collection(DIM)
+    store.replace_document("b", make_points("b", {"b/p1": ["x", "y"], "b/p2": ["z"]}, content_hash="hb"))
+    store.replace_document("a", make_points("a", {"a/p1": ["one"]}))
+    docs = store.documents()
+    assert [(d.doc_id, d.doc_title, d.points, d.parents, d.content_hash, d.pipeline_version) for d in docs] == [
+        ("a", "Title of a", 1, 1, "h1", "1"),
+        ("b", "Title of b", 3, 2, "hb", "1"),
+    ]
+    assert docs[0].bm25_tokenizer is None  # make_points builds payloads without the field
+    store.delete_document("b")
+    assert [d.doc_id for d in store.documents()] == ["a"]
+
+
 def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
     points = make_points("a", {"a/t": ["row one", "row two", "row three"], "a/s": ["prose"]})
     # A split table: its pieces share the parent id, each piece is its own unit with its own text.

@@ -51,6 +51,14 @@ def build_report(raw: dict) -> dict:
         for q in ("p50", "p95"):
             figs.append(_fig(f"search.local.{n}.{q}_ms", f"search {q} qdrant-client local, {n // 1000}k", se[f"{q}_ms"], "ms",
                              note=f"{se['queries']} queries"))
+    sv = raw.get("service")
+    if sv:
+        for q in ("p50", "p95"):
+            figs.append(_fig(f"service.search.{q}_ms", f"service /search {q}, HTTP", sv[f"{q}_ms"], "ms",
+                             target="< 50 ms" if q == "p50" else None, met=sv["p50_ms"] < 50 if q == "p50" else None,
+                             note=f"{sv['queries']} queries, {sv['documents']} generated docs, {sv['points']} points"
+                             + (f"; of which embedding {sv['embed_p50_ms']:.0f} ms, store open+close {sv['store_open_close_p50_ms']:.0f} ms (p50)"
+                                if q == "p50" else "")))
     ic = raw["ingest_core"]
     figs.append(_fig("ingest.peak_rss_mb", "ingest peak RSS", ic["peak_rss_mb"], "MiB",
                      note=f"{ic['documents']} docs, {ic['children']} children; models alone {ic['rss_models_mb']:.0f} MiB"))

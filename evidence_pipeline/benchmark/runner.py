@@ -36,6 +36,9 @@ class Plan:
         self.probe_docs = 2 if quick else None  # None: the whole generated corpus
         self.shared_parse_budget_s = 240.0
         self.runner_probe = not quick
+        # The search service on the generated corpus: documents ingested, /search requests timed.
+        self.service_docs = 2 if quick else None  # None: every generated document
+        self.service_queries = 20 if quick else 100
 
 
 def _probe(mode: str, store_dir: Path, files: list[Path]) -> dict:
@@ -122,6 +125,16 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
             log(f"store: qdrant-client local, {n} children, {nq} queries")
             raw["local"].append(stages.local_store(n, sampler, embedder, queries, nq, work))
         raw["meta"]["local_skipped_sizes"] = plan.local_skipped
+
+        from evidence_pipeline.benchmark import service
+
+        skipped = service.available()
+        if skipped is None:
+            service_docs = docs if plan.service_docs is None else docs[: plan.service_docs]
+            log(f"service: /search over HTTP, {len(service_docs)} documents, {plan.service_queries} queries")
+            raw["service"] = service.service_latency(service_docs, embedder, counter, queries, plan.service_queries, work)
+        else:
+            raw["meta"]["service_skipped"] = skipped
 
         probe_files = corpus if plan.probe_docs is None else sorted(corpus, key=lambda p: p.stat().st_size)[: plan.probe_docs]
         log(f"ingest probe (subprocess, core path): {len(probe_files)} documents, then again unchanged")

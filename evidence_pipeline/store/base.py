@@ -80,6 +80,58 @@ class VectorStats(BaseModel):
     parent_text: int = Field(description="points with a non-empty parent_text")
 
 
+class DocumentInfo(BaseModel):
+    """One stored document as its points describe it (``Store.documents``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    doc_title: str
+    points: int = Field(description="points (children) stored for the document")
+    parents: int = Field(description="distinct parent_id values: tables and section chunks")
+    content_hash: str
+    pipeline_version: str
+    bm25_tokenizer: str | None = Field(description="tokenizer version of the bm25 vectors; None for points older than the field")
+
+
+# The payload keys ``documents`` reads: small fields only, never the parents' texts.
+DOCUMENT_FIELDS = ["doc_id", "doc_title", "parent_id", "content_hash", "pipeline_version", "bm25_tokenizer"]
+
+
+def documents_of(payloads: Iterator[dict]) -> list[DocumentInfo]:
+    """Per document, sorted by id: the first point's fields and the counts of points and parents.
+
+    A document whose points disagree on a version field (an interrupted replace) shows ""
+    for that field, as ``agreed_version`` does.
+    """
+    seen: dict[str, dict] = {}
+    parents: dict[str, set] = {}
+    for p in payloads:
+        doc_id = p.get("doc_id")
+        if not isinstance(doc_id, str):
+            continue
+        info = seen.get(doc_id)
+        if info is None:
+            seen[doc_id] = info = {k: p.get(k) for k in DOCUMENT_FIELDS if k != "parent_id"} | {"points": 0}
+        info["points"] += 1
+        for key in ("content_hash", "pipeline_version"):
+            if info[key] != p.get(key):
+                info[key] = ""
+        parents.setdefault(doc_id, set()).add(p.get("parent_id"))
+    return [
+        DocumentInfo(
+            doc_id=doc_id,
+            doc_title=str(info.get("doc_title") or ""),
+            points=info["points"],
+            parents=len(parents[doc_id] - {None}),
+            content_hash=str(info.get("content_hash") or ""),
+            pipeline_version=str(info.get("pipeline_version") or ""),
+            bm25_tokenizer=info.get("bm25_tokenizer"),
+        )
+        for doc_id, info in sorted(seen.items())
+    ]
+
+
 class DocumentVersion(NamedTuple):
     """What a document's points were built from: every point of a document carries both."""
 
@@ -130,6 +182,9 @@ class Store(Protocol):
 
     def document_hashes(self) -> dict[str, str]:
         """doc_id -> content_hash of what is stored (one scroll over payloads)."""
+
+    def documents(self) -> list[DocumentInfo]:
+        """Every stored document with its counts and versions (one scroll over small payload fields)."""
 
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """``(content_hash, pipeline_version)`` every point of ``doc_id`` carries (see ``agreed_version``)."""

@@ -39,8 +39,10 @@ from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.lock import StoreLock, busy_message
 from evidence_pipeline.store.base import (
+    DOCUMENT_FIELDS,
     DOC_POINTS,
     INDEXED_KEYWORDS,
+    DocumentInfo,
     DocumentVersion,
     RRF_K,
     Point,
@@ -49,6 +51,7 @@ from evidence_pipeline.store.base import (
     StoredHit,
     VectorStats,
     agreed_version,
+    documents_of,
     hashes_of,
     point_from_record,
     unit_representatives,
@@ -262,6 +265,9 @@ class EdgeStore:
 
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
+
+    def documents(self) -> list[DocumentInfo]:
+        return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
 
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version`` and ``agreed_version``: one point read and two counts

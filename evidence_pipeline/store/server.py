@@ -15,7 +15,9 @@ from qdrant_client import QdrantClient, models
 from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.base import (
+    DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
+    DocumentInfo,
     DocumentVersion,
     RRF_K,
     Point,
@@ -24,6 +26,7 @@ from evidence_pipeline.store.base import (
     StoredHit,
     VectorStats,
     agreed_version,
+    documents_of,
     hashes_of,
     point_from_record,
     unit_representatives,
@@ -205,6 +208,9 @@ class ServerStore:
 
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
+
+    def documents(self) -> list[DocumentInfo]:
+        return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
 
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version``: one point read and two filtered counts."""
