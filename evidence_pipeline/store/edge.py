@@ -82,6 +82,7 @@ class EdgeStore:
         self.settings = settings
         self.path = Path(settings.path)
         self._shard: qe.EdgeShard | None = None
+        self._written = False  # any update since opening: close() flushes only then
         self._lock = StoreLock(self.path)
         if (self.path / _EDGE_CONFIG).exists():
             self._open()
@@ -163,7 +164,7 @@ class EdgeStore:
         schema = self._shard.info().payload_schema
         for key in INDEXED_KEYWORDS:
             if key not in schema:
-                self._shard.update(
+                self._update(
                     qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
                 )
 
@@ -175,12 +176,18 @@ class EdgeStore:
         """Build HNSW / vacuum deletions (blocking). Search is approximate afterwards."""
         return bool(self._shard.optimize()) if self._shard is not None else False
 
+    def _update(self, operation: Any) -> None:
+        self._require().update(operation)
+        self._written = True
+
     def close(self) -> None:
         shard, self._shard = self._shard, None
         try:
             if shard is not None:
                 try:
-                    shard.flush()
+                    # A flush costs ~100 ms even with nothing to write: a reader skips it.
+                    if self._written:
+                        shard.flush()
                 finally:
                     shard.close()
         finally:
@@ -216,10 +223,10 @@ class EdgeStore:
         size, n = self.settings.upsert_batch, len({p.id for p in points})
         for start in range(0, len(points), size):
             batch = [_to_edge_point(p, n) for p in points[start : start + size]]
-            shard.update(qe.UpdateOperation.upsert_points(batch))
+            self._update(qe.UpdateOperation.upsert_points(batch))
         stale = sorted(before - {p.id for p in points})
         for start in range(0, len(stale), _DELETE_BATCH):
-            shard.update(qe.UpdateOperation.delete_points(stale[start : start + _DELETE_BATCH]))
+            self._update(qe.UpdateOperation.delete_points(stale[start : start + _DELETE_BATCH]))
         return ReplaceResult(upserted=len(points), deleted=len(stale))
 
     def delete_document(self, doc_id: str) -> int:
@@ -227,7 +234,7 @@ class EdgeStore:
             return 0
         n = self.count(doc_id)
         if n:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_doc_filter([doc_id])))
+            self._update(qe.UpdateOperation.delete_points_by_filter(_doc_filter([doc_id])))
         return n
 
     # -- reads ---------------------------------------------------------------------
