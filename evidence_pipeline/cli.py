@@ -114,7 +114,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import ParseError
     from evidence_pipeline.parser import make_parser
-    from evidence_pipeline.pipeline import PipelineOptions, document_units
+    from evidence_pipeline.pipeline import PipelineOptions, card_of, document_units
     from evidence_pipeline.settings import ParserSettings
 
     try:
@@ -126,7 +126,10 @@ def cmd_parse(args: argparse.Namespace) -> int:
     options = PipelineOptions()
     units = document_units(doc, options, counter)
     if args.json:
-        print(json.dumps({"parsed": doc.model_dump(), "units": [u.model_dump() | {"text": u.text} for u in units]}, indent=2, ensure_ascii=False))
+        card = card_of(units)
+        out = {"parsed": doc.model_dump(), "card": card.model_dump() if card else None}
+        out["units"] = [u.model_dump(exclude={"card"}) | {"text": u.text} for u in units]
+        print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     print(f"{doc.doc_id}: {doc.n_pages} pages, {len(doc.tables)} tables, {len(doc.blocks)} blocks ({doc.parser})")
     for unit in units:

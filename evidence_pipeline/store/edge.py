@@ -201,6 +201,10 @@ class EdgeStore:
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
+    def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
+        flt = qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchValue(value))])
+        return [dict(r.payload or {}) for r in self._scroll(flt, list(fields))]
+
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version``: one point read and two counts filtered on the
         indexed doc_id; no scroll over the whole store.

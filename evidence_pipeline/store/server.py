@@ -205,6 +205,10 @@ class ServerStore:
     def document_hashes(self) -> dict[str, str]:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
+    def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
+        flt = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
+        return [dict(r.payload or {}) for r in self._scroll(flt, list(fields))]
+
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version``: one point read and two filtered counts."""
         if not self._exists():
