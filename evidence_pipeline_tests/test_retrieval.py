@@ -43,7 +43,9 @@ def test_pack_keeps_rank_order_within_budget():
 def test_to_hit_maps_payload():
     payload = {"parent_id": "p", "unit_id": "p-s1", "child_id": "p-s1-c0", "doc_id": "d", "doc_title": "T", "pages": [3],
                "section_path": ["1 A"], "caption": "Table 1: x", "unit_kind": "table", "child_kind": "row", "text": "row",
-               "parent_text": "parent", "content_hash": "h", "pipeline_version": "v"}
+               "parent_text": "parent", "content_hash": "h", "pipeline_version": "v", "doc_type": None,
+               "organisation": None, "names": [], "tickers": [], "period_end": None, "period_months": None,
+               "fiscal_year": None, "fiscal_quarter": None, "identifiers": []}
     hit = to_hit(StoredHit(id="i", score=0.5, payload=payload))
     assert (hit.parent_id, hit.unit_id, hit.pages, hit.matched_text, hit.parent_text) == ("p", "p-s1", [3], "row", "parent")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.errors import StoreError
-from evidence_pipeline.records import PointPayload
+from evidence_pipeline.records import DocumentCard, DocumentStamp, PointPayload
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
@@ -49,10 +49,7 @@ def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
                     dense=dense(text) if dense else _random_dense(rng),
                     sparse=ENC.encode_document(text),
                     payload=PointPayload(
-                        doc_id=doc_id,
-                        doc_title=f"Title of {doc_id}",
-                        content_hash=content_hash,
-                        pipeline_version="1",
+                        **DocumentStamp.for_card(DocumentCard(doc_id=doc_id, title=f"Title of {doc_id}"), content_hash, "1").model_dump(),
                         parent_id=parent_id,
                         unit_id=parent_id,
                         child_id=child_id,
@@ -307,3 +304,16 @@ def test_document_version_on_both_backends(backend):
     assert store.document_version("a") == ("", "")
     store.delete_document("a")
     assert store.document_version("a") is None and store.document_version("b") == ("h2", "1")
+
+
+@pytest.mark.filterwarnings("ignore:Payload indexes have no effect in the local Qdrant")
+def test_payloads_of_the_points_matching_a_keyword(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    for doc in ("a", "b"):
+        points = make_points(doc, {f"{doc}/p0": ["one", "two"], f"{doc}/p1": ["three"]})
+        points[0] = points[0].model_copy(update={"payload": points[0].payload | {"unit_kind": "card"}})
+        store.replace_document(doc, points)
+    found = store.payloads("unit_kind", "card", ["doc_id", "text"])
+    assert sorted(found, key=lambda p: p["doc_id"]) == [{"doc_id": "a", "text": "one"}, {"doc_id": "b", "text": "one"}]
+    assert store.payloads("unit_kind", "section", ["doc_id"]) == []
