@@ -12,7 +12,6 @@ a query that names no document gets the global list unchanged.
 
 from __future__ import annotations
 
-import re
 import weakref
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
@@ -41,31 +40,6 @@ def to_hit(stored: StoredHit) -> SearchHit:
         matched_text=p.text,
         parent_text=p.parent_text,
     )
-
-
-# Identifier-like tokens: letters and digits joined by - . / _, with a letter and a digit (SOP-QA-070, ISO-9001).
-_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w./-]*\d)(?=[\w./-]*[A-Za-z])[A-Za-z0-9]+(?:[-./_][A-Za-z0-9]+)+(?![\w-])")
-
-
-def named_identifiers(query: str) -> list[str]:
-    """Identifier tokens of the query, as typed (document ids are matched exactly)."""
-    return list(dict.fromkeys(m.group().rstrip(".") for m in _IDENTIFIER.finditer(query)))
-
-
-def rrf_merge(rankings: Sequence[Sequence[StoredHit]], k: int, rrf_k: int = RRF_K) -> list[StoredHit]:
-    """Reciprocal rank fusion of parent rankings; a parent keeps its first-seen hit.
-
-    Equal scores are ordered by parent id, so one query gives one order on every run.
-    """
-    scores: dict[str, float] = {}
-    first: dict[str, StoredHit] = {}
-    for ranking in rankings:
-        for rank, hit in enumerate(ranking):
-            parent = hit.payload["parent_id"]
-            scores[parent] = scores.get(parent, 0.0) + 1.0 / (rrf_k + rank + 1)
-            first.setdefault(parent, hit)
-    order = sorted(scores, key=lambda p: (-scores[p], p))[:k]
-    return [first[p].model_copy(update={"score": scores[p]}) for p in order]
 
 
 @dataclass(frozen=True)
@@ -116,16 +90,20 @@ def routed_documents(query: str, index: RoutingIndex, routing: Routing, doc_ids:
 
 
 def weighted_rrf(rankings: Sequence[tuple[Sequence[StoredHit], float]], k: int, rrf_k: int = RRF_K) -> list[StoredHit]:
-    """RRF with a weight per list; equal scores go to the earlier list, then to the parent id."""
+    """Reciprocal rank fusion with a weight per list; a parent keeps its first-seen hit.
+
+    Equal scores are ordered as the earliest list that holds them ranks them (the routed
+    list goes first), then by parent id, so one query gives one order on every run.
+    """
     scores: dict[str, float] = {}
-    first: dict[str, tuple[int, StoredHit]] = {}
+    first: dict[str, tuple[int, int, StoredHit]] = {}
     for n, (ranking, weight) in enumerate(rankings):
         for rank, hit in enumerate(ranking):
             parent = hit.payload["parent_id"]
             scores[parent] = scores.get(parent, 0.0) + weight / (rrf_k + rank + 1)
-            first.setdefault(parent, (n, hit))
-    order = sorted(scores, key=lambda p: (-scores[p], first[p][0], p))[:k]
-    return [first[p][1].model_copy(update={"score": scores[p]}) for p in order]
+            first.setdefault(parent, (n, rank, hit))
+    order = sorted(scores, key=lambda p: (-scores[p], first[p][0], first[p][1], p))[:k]
+    return [first[p][2].model_copy(update={"score": scores[p]}) for p in order]
 
 
 def routed_first(routed: Sequence[StoredHit], stored: Sequence[StoredHit], k: int) -> list[StoredHit]:
