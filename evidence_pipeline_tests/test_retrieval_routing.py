@@ -1,8 +1,7 @@
 """Document routing in search, on real parsed documents: the first pages of three 10-Qs
 (two quarters of one issuer and another issuer), embedded for real into an Edge store."""
 
-from pathlib import Path
-
+import numpy as np
 import pytest
 
 from evidence_pipeline.pipeline import PipelineOptions, card_of, document_points, evidence_units, prepare, sparse_vectors
@@ -39,7 +38,7 @@ def test_every_payload_carries_the_card(filings):
     card = card_of(units)
     assert card is not None and card.organisation and card.tickers == ["AAPL"]
     assert card.period_end == "2022-12-31" and (card.fiscal_year, card.fiscal_quarter) == (2023, 1)
-    points = document_points(doc, units, children, [[0.0]] * len(children), sparse_vectors(children), "v1")
+    points = document_points(doc, units, children, np.zeros((len(children), 4)), sparse_vectors(children), "v1")
     for point in points:
         p = point.payload
         assert (p["doc_title"], p["organisation"], p["tickers"]) == (card.title, card.organisation, card.tickers)
