@@ -12,6 +12,7 @@ a query that names no document gets the global list unchanged.
 
 from __future__ import annotations
 
+import json
 import weakref
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
@@ -61,22 +62,26 @@ class Routing:
 DEFAULT_ROUTING = Routing()
 
 CARD_FIELDS = tuple(DocumentStamp.model_fields)
-_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[tuple, RoutingIndex]]" = weakref.WeakKeyDictionary()
+_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[str, RoutingIndex]]" = weakref.WeakKeyDictionary()
 
 
 def stored_cards(store: Store) -> list[DocumentCard]:
     """The cards of the documents in ``store``, read from their card points' payloads."""
-    return [DocumentStamp.model_validate(p).card() for p in store.payloads("unit_kind", "card", CARD_FIELDS)]
+    return _cards(store.payloads("unit_kind", "card", CARD_FIELDS))
+
+
+def _cards(payloads: list[dict]) -> list[DocumentCard]:
+    return [DocumentStamp.model_validate(p).card() for p in payloads]
 
 
 def routing_index(store: Store) -> RoutingIndex:
     """The routing index of the documents in ``store``, rebuilt only when its cards change
-    (the card payloads are read on every call: a few small points, one per document)."""
-    cards = stored_cards(store)
-    key = tuple(sorted(c.model_dump_json() for c in cards))
+    (the card payloads are read on every call: one small point per document)."""
+    payloads = store.payloads("unit_kind", "card", CARD_FIELDS)
+    key = json.dumps(sorted(payloads, key=lambda p: p["doc_id"]), sort_keys=True)
     cached = _routing_indexes.get(store)
     if cached is None or cached[0] != key:
-        cached = (key, RoutingIndex(cards))
+        cached = (key, RoutingIndex(_cards(payloads)))
         _routing_indexes[store] = cached
     return cached[1]
 

@@ -100,3 +100,22 @@ def test_the_card_answers_who_issued_a_filing(store):
     cards = [h for h in hits if h.unit_kind == "card"]
     assert cards and cards[0].doc_id == "2023 Q1 AAPL"
     assert "Organisation: Apple Inc." in cards[0].parent_text
+
+
+def test_a_statement_comes_back_whole_with_its_later_rows(filings, store):
+    """The income statement (page 4, 24 rows) fits the default parent budget: a question about
+    its last rows gets the whole table, from its first row to the asked one."""
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.pipeline import document_units
+    from evidence_pipeline.retrieval import search_store
+
+    counter = token_counter(None)
+    statement = [u for u in document_units(filings[0], PipelineOptions(), counter) if u.kind == "table" and u.pages == [4]]
+    assert len(statement) == 1 and statement[0].n_pieces == 1
+    assert len(document_units(filings[0], PipelineOptions(max_parent_tokens=700), counter)) > len(
+        document_units(filings[0], PipelineOptions(), counter)
+    )  # the old budget split it
+    first_row, last_row = statement[0].rows[0][0], statement[0].rows[-1][0]
+    hits = search_store(*store, "Apple diluted shares used in computing earnings per share, three months ended June 25, 2022", k=3)
+    table = next(h for h in hits if h.unit_kind == "table")
+    assert table.pages == [4] and first_row in table.parent_text and last_row in table.parent_text
