@@ -57,6 +57,7 @@ class Routing:
     min_strength: float = 0.3
     ratio: float = 0.8
     weight: float = 2.0
+    cards_last: bool = False
 
 
 DEFAULT_ROUTING = Routing()
@@ -138,6 +139,8 @@ def search_store(
             stored = routed_first(routed, stored, k)
         else:
             stored = weighted_rrf([(routed, routing.weight), (stored, 1.0)], k)
+    if routing.cards_last:
+        stored = sorted(stored, key=lambda h: h.payload["unit_kind"] == "card")
     return [to_hit(s) for s in stored]
 
 
