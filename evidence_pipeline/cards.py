@@ -19,48 +19,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from pydantic import Field
+from evidence_pipeline.records import DocumentCard, ParsedDoc, Table, TextBlock
 
-from evidence_pipeline.records import ParsedDoc, Record, Table, TextBlock
+__all__ = ["CARD_PAGES", "DocumentCard", "build_card", "find_dates", "parse_date", "short_names"]
 
 CARD_PAGES = 5
 """Pages read for a card: the cover, the contents and the first statements of a filing."""
-
-
-class DocumentCard(Record):
-    """One document described by its own first pages; every text view is derived."""
-
-    doc_id: str
-    title: str
-    doc_type: str | None = None
-    organisation: str | None = Field(None, description="the issuing organisation's legal name")
-    names: list[str] = Field(default_factory=list, description="other names it goes by in its text")
-    tickers: list[str] = Field(default_factory=list)
-    period_end: str | None = Field(None, description="ISO date the reporting period ends")
-    period_months: int | None = None
-    fiscal_year: int | None = None
-    fiscal_quarter: int | None = None
-    dates: list[str] = Field(default_factory=list, description="other ISO dates of the cover")
-    identifiers: list[str] = Field(default_factory=list)
-
-    @property
-    def retrieval_text(self) -> str:
-        """One sentence that says which document this is, embedded as the card's own child."""
-        parts = [self.title]
-        if self.doc_type and self.doc_type.lower() not in self.title.lower():
-            parts.append(self.doc_type)
-        names = [n for n in [self.organisation, *self.names, *self.tickers] if n]
-        if names:
-            parts.append("issued by " + ", ".join(dict.fromkeys(names)))
-        if self.fiscal_quarter and self.fiscal_year:
-            parts.append(f"fiscal Q{self.fiscal_quarter} {self.fiscal_year}")
-        elif self.fiscal_year:
-            parts.append(f"fiscal year {self.fiscal_year}")
-        if self.period_end:
-            parts.append(f"period ended {self.period_end}")
-        if self.identifiers:
-            parts.append("identifiers " + ", ".join(self.identifiers))
-        return "; ".join(parts) + "."
 
 
 @dataclass(frozen=True)

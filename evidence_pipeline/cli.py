@@ -136,7 +136,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import ParseError
     from evidence_pipeline.parser import make_parser
-    from evidence_pipeline.pipeline import PipelineOptions, prepare
+    from evidence_pipeline.pipeline import PipelineOptions, card_of, prepare
     from evidence_pipeline.settings import ParserSettings
 
     try:
@@ -147,16 +147,19 @@ def cmd_parse(args: argparse.Namespace) -> int:
     counter = token_counter(None)
     units, children = prepare(doc, counter, PipelineOptions())
     if args.json:
-        # Besides the parsed cells, what gets indexed: each unit's text for the language model,
-        # its rows as sentences (footnote markers resolved) and its children as embedded.
+        # Besides the parsed cells, what gets indexed: the document card, each unit's text for
+        # the language model, its rows as sentences (footnote markers resolved) and its
+        # children as embedded.
         embedded: dict[str, list[dict]] = {u.unit_id: [] for u in units}
         for child in children:
             embedded[child.unit_id].append(child.model_dump() | {"embed_text": child.embed_text})
+        card = card_of(units)
         shown = [
-            u.model_dump() | {"text": u.text, "row_sentences": u.row_sentences, "children": embedded[u.unit_id]}
+            u.model_dump(exclude={"card"}) | {"text": u.text, "row_sentences": u.row_sentences, "children": embedded[u.unit_id]}
             for u in units
         ]
-        print(json.dumps({"parsed": doc.model_dump(), "units": shown}, indent=2, ensure_ascii=False))
+        out = {"parsed": doc.model_dump(), "card": card.model_dump() if card else None, "units": shown}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     print(f"{doc.doc_id}: {doc.n_pages} pages, {len(doc.tables)} tables, {len(doc.blocks)} blocks ({doc.parser})")
     for unit in units:

@@ -148,8 +148,64 @@ class ParsedDoc(Record):
         return sorted([*self.blocks, *self.tables], key=lambda item: item.order)
 
 
-UnitKind = Literal["table", "section"]
-ChildKind = Literal["row", "context", "summary", "caption", "footnote", "sentence"]
+class DocumentCard(Record):
+    """One document described by its own first pages (``cards.build_card``); every text view is derived.
+
+    Built once per document by the core (``pipeline.document_card``), indexed as the document's
+    own unit (kind ``card``) and carried in every point's payload (``DocumentStamp``), where
+    search reads it back to route queries that name a document (``routing.RoutingIndex``).
+    """
+
+    doc_id: str
+    title: str
+    doc_type: str | None = None
+    organisation: str | None = Field(None, description="the issuing organisation's legal name")
+    names: list[str] = Field(default_factory=list, description="other names it goes by in its text")
+    tickers: list[str] = Field(default_factory=list)
+    period_end: str | None = Field(None, description="ISO date the reporting period ends")
+    period_months: int | None = None
+    fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
+    dates: list[str] = Field(default_factory=list, description="other ISO dates of the cover")
+    identifiers: list[str] = Field(default_factory=list)
+
+    @property
+    def retrieval_text(self) -> str:
+        """One sentence that says which document this is, embedded as the card's own child."""
+        parts = [self.title]
+        if self.doc_type and self.doc_type.lower() not in self.title.lower():
+            parts.append(self.doc_type)
+        names = [n for n in [self.organisation, *self.names, *self.tickers] if n]
+        if names:
+            parts.append("issued by " + ", ".join(dict.fromkeys(names)))
+        if self.fiscal_quarter and self.fiscal_year:
+            parts.append(f"fiscal Q{self.fiscal_quarter} {self.fiscal_year}")
+        elif self.fiscal_year:
+            parts.append(f"fiscal year {self.fiscal_year}")
+        if self.period_end:
+            parts.append(f"period ended {self.period_end}")
+        if self.identifiers:
+            parts.append("identifiers " + ", ".join(self.identifiers))
+        return "; ".join(parts) + "."
+
+    @property
+    def lines(self) -> list[str]:
+        """The card as labelled lines: the card unit's text, ``parse`` and the Dagster metadata."""
+        fields = [
+            ("Title", self.title),
+            ("Type", self.doc_type),
+            ("Organisation", self.organisation),
+            ("Also named", ", ".join(self.names)),
+            ("Tickers", ", ".join(self.tickers)),
+            ("Period ended", self.period_end and f"{self.period_end} ({self.period_months or '?'} months)"),
+            ("Fiscal year", self.fiscal_year and (f"{self.fiscal_year}" + (f" Q{self.fiscal_quarter}" if self.fiscal_quarter else ""))),
+            ("Identifiers", ", ".join(self.identifiers)),
+        ]
+        return [f"{label}: {value}" for label, value in fields if value]
+
+
+UnitKind = Literal["table", "section", "card"]
+ChildKind = Literal["row", "context", "summary", "caption", "footnote", "sentence", "card"]
 CaptionSource = Literal["direct", "inferred", "none"]
 
 
@@ -182,6 +238,13 @@ class EvidenceUnit(Record):
     body: list[str] = Field(default_factory=list, description="paragraphs of a section chunk")
     piece: int = 0
     n_pieces: int = 1
+    card: DocumentCard | None = Field(default=None, description="the document's card, on its card unit only")
+
+    @classmethod
+    def for_card(cls, card: DocumentCard) -> "EvidenceUnit":
+        """The card as a retrievable unit, so "who issued X" and title questions find it."""
+        unit_id = f"{card.doc_id}-card"
+        return cls(unit_id=unit_id, parent_id=unit_id, kind="card", doc_id=card.doc_id, doc_title=card.title, pages=[1], card=card)
 
     @property
     def n_cols(self) -> int:
@@ -256,6 +319,8 @@ class EvidenceUnit(Record):
         return lines
 
     def _render(self, table_view: list[str]) -> str:
+        if self.kind == "card":
+            return "\n".join([*self._head(), "", *(self.card.lines if self.card else [])])
         if self.kind == "section":
             return "\n".join([*self._head(), "", *self.body])
         lines = self._head()
@@ -285,6 +350,8 @@ class EvidenceUnit(Record):
             items += [("row", s) for s in self.row_sentences]
             items += [("footnote", f) for f in self.footnotes]
             items += [("context", p) for p in self.context_after]
+        elif self.kind == "card":
+            items.append(("card", self.card.retrieval_text if self.card else ""))
         else:
             items += [("sentence", s) for p in self.body for s in sentences(p)]
         return [
@@ -338,30 +405,53 @@ class ChildUnit(Record):
 
 
 class DocumentStamp(Record):
-    """The payload fields every point of one document carries alike.
+    """The payload fields every point of one document carries alike: its identity, version
+    and card (``DocumentCard``), so any point says which document it is from and search can
+    read the cards back (``retrieval.stored_cards``).
 
-    A new document-level field (a document card: organisation, periods, identifiers)
-    is added here and filled in ``of``; every writer builds its points from a stamp.
+    A new document-level field is added here and filled in ``of``; every writer builds its
+    points from a stamp.
     """
 
     doc_id: str = Field(description="the document's id (file name without extension); filters and deletes use it")
-    doc_title: str = Field(description="the document's title as parsed")
+    doc_title: str = Field(description="the document's clean title (its card's)")
     content_hash: str = Field(description="SHA-256 of the source file the points were built from")
     pipeline_version: str = Field(description="what built the points (parser, model, options); see PipelineOptions.version")
+    doc_type: str | None = Field(description="card: document type (10-Q, SOP, protocol, earnings release, ...)")
+    organisation: str | None = Field(description="card: the issuing organisation's legal name")
+    names: list[str] = Field(description="card: other names the organisation goes by in the document")
+    tickers: list[str] = Field(description="card: ticker symbols printed in the document")
+    period_end: str | None = Field(description="card: ISO date the reporting period ends")
+    period_months: int | None = Field(description="card: length of the reporting period in months")
+    fiscal_year: int | None = Field(description="card: fiscal year covered")
+    fiscal_quarter: int | None = Field(description="card: fiscal quarter covered")
+    identifiers: list[str] = Field(description="card: identifiers the document declares")
     # Optional so that points written before the field existed still read; they say None.
     bm25_tokenizer: str | None = Field(
         None, description="bm25_query.TOKENIZER_VERSION the bm25 vector was built with; an application's copy must match"
     )
 
     @classmethod
-    def of(cls, doc: ParsedDoc, pipeline_version: str) -> "DocumentStamp":
+    def of(cls, doc: ParsedDoc, pipeline_version: str, card: DocumentCard | None = None) -> "DocumentStamp":
+        """The stamp of ``doc``; without ``card`` (flat baselines) the card fields stay empty."""
+        card = card or DocumentCard(doc_id=doc.doc_id, title=doc.title)
+        return cls.for_card(card, doc.content_hash, pipeline_version)
+
+    @classmethod
+    def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str) -> "DocumentStamp":
+        fields = card.model_dump(include=set(cls.model_fields))
         return cls(
-            doc_id=doc.doc_id,
-            doc_title=doc.title,
-            content_hash=doc.content_hash,
+            doc_title=card.title,
+            content_hash=content_hash,
             pipeline_version=pipeline_version,
             bm25_tokenizer=TOKENIZER_VERSION,
+            **fields,
         )
+
+    def card(self) -> DocumentCard:
+        """The document card this stamp carries (without the cover dates, which are not stored)."""
+        fields = self.model_dump(include=set(DocumentCard.model_fields))
+        return DocumentCard(title=self.doc_title, **fields)
 
 
 class PointPayload(DocumentStamp):

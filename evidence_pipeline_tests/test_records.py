@@ -4,8 +4,8 @@ import pytest
 from pydantic import ValidationError
 
 from evidence_pipeline.embedding import token_counter
-from evidence_pipeline.pipeline import PipelineOptions, prepare
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
+from evidence_pipeline.pipeline import PipelineOptions, card_of, prepare
 from evidence_pipeline.records import DocumentStamp, PointPayload, SearchHit, document_head
 from evidence_pipeline.retrieval import context_texts, to_hit
 from evidence_pipeline.store.base import StoredHit
@@ -37,6 +37,8 @@ Table 3: Alarm delays
 # every writer builds a PointPayload and every reader parses one.
 PAYLOAD_KEYS = {
     "doc_id", "doc_title", "content_hash", "pipeline_version", "bm25_tokenizer",  # the document's stamp
+    "doc_type", "organisation", "names", "tickers", "period_end", "period_months",  # its card
+    "fiscal_year", "fiscal_quarter", "identifiers",
     "parent_id", "unit_id", "child_id", "parent_text", "pages", "section_path", "caption",
     "unit_kind", "child_kind", "text",
 }
@@ -64,7 +66,7 @@ def test_payload_of_a_table_row_round_trips(prepared):
     doc, units, children = prepared
     table = next(u for u in units if u.kind == "table")
     row = next(c for c in children if c.unit_id == table.unit_id and c.kind == "row")
-    payload = PointPayload.for_child(DocumentStamp.of(doc, "v1"), table, row)
+    payload = PointPayload.for_child(DocumentStamp.of(doc, "v1", card_of(units)), table, row)
 
     stored = payload.model_dump()
     assert set(stored) == PAYLOAD_KEYS
@@ -92,7 +94,7 @@ def test_a_payload_without_the_tokenizer_version_reads_as_unknown(prepared):
 def test_a_payload_missing_any_key_is_rejected_where_it_is_read(prepared, key):
     doc, units, children = prepared
     unit = next(u for u in units if u.unit_id == children[0].unit_id)
-    stored = PointPayload.for_child(DocumentStamp.of(doc, "v1"), unit, children[0]).model_dump()
+    stored = PointPayload.for_child(DocumentStamp.of(doc, "v1", card_of(units)), unit, children[0]).model_dump()
     del stored[key]
     with pytest.raises(ValidationError, match=key):
         to_hit(StoredHit(id="x", score=1.0, payload=stored))
@@ -100,7 +102,7 @@ def test_a_payload_missing_any_key_is_rejected_where_it_is_read(prepared, key):
 
 def test_search_drops_the_head_the_unit_text_opens_with(prepared):
     doc, units, children = prepared
-    stamp = DocumentStamp.of(doc, "v1")
+    stamp = DocumentStamp.of(doc, "v1", card_of(units))
     by_unit = {u.unit_id: u for u in units}
     # Two parents of one document and section: the second is shown without the shared head.
     same_section = [u for u in units if u.section_path == units[-1].section_path]
@@ -109,7 +111,7 @@ def test_search_drops_the_head_the_unit_text_opens_with(prepared):
     for unit in same_section[:2]:
         child = next(c for c in children if c.unit_id == unit.unit_id)
         hits.append(to_hit(StoredHit(id=child.child_id, score=1.0, payload=PointPayload.for_child(stamp, by_unit[unit.unit_id], child).model_dump())))
-    head = "\n".join(document_head(doc.doc_id, doc.title, same_section[0].section_path)) + "\n"
+    head = "\n".join(document_head(doc.doc_id, stamp.doc_title, same_section[0].section_path)) + "\n"
     assert all(h.parent_text.startswith(head) for h in hits)
     first, second = context_texts(hits)
     assert first == hits[0].parent_text and second == hits[1].parent_text[len(head) :]

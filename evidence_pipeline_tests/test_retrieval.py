@@ -43,39 +43,36 @@ def test_pack_keeps_rank_order_within_budget():
 def test_to_hit_maps_payload():
     payload = {"parent_id": "p", "unit_id": "p-s1", "child_id": "p-s1-c0", "doc_id": "d", "doc_title": "T", "pages": [3],
                "section_path": ["1 A"], "caption": "Table 1: x", "unit_kind": "table", "child_kind": "row", "text": "row",
-               "parent_text": "parent", "content_hash": "h", "pipeline_version": "v"}
+               "parent_text": "parent", "content_hash": "h", "pipeline_version": "v", "doc_type": None,
+               "organisation": None, "names": [], "tickers": [], "period_end": None, "period_months": None,
+               "fiscal_year": None, "fiscal_quarter": None, "identifiers": []}
     hit = to_hit(StoredHit(id="i", score=0.5, payload=payload))
     assert (hit.parent_id, hit.unit_id, hit.pages, hit.matched_text, hit.parent_text) == ("p", "p-s1", [3], "row", "parent")
 
 
-def test_named_identifiers():
-    from evidence_pipeline.retrieval import named_identifiers
-
-    assert named_identifiers("Under SOP-QA-007, how many units? See also ISO-9001 and SOP-QA-007.") == ["SOP-QA-007", "ISO-9001"]
-    assert named_identifiers("What is the maximum flow rate in mL/min at 2.4 bar?") == []
-
-
-def test_rrf_merge_lifts_parents_in_both_rankings():
-    from evidence_pipeline.retrieval import rrf_merge
+def test_weighted_rrf_lifts_parents_in_both_rankings():
+    from evidence_pipeline.retrieval import weighted_rrf
 
     def h(parent):
         return StoredHit(id=parent, score=0.0, payload={"parent_id": parent})
 
-    merged = rrf_merge([[h("a"), h("b"), h("c")], [h("c")]], k=3)
+    merged = weighted_rrf([([h("a"), h("b"), h("c")], 1.0), ([h("c")], 1.0)], k=3)
     assert [m.payload["parent_id"] for m in merged] == ["c", "a", "b"]
     assert merged[0].score == 1 / 63 + 1 / 61
+    # a weight lifts its list: c first in a list of weight 2 beats a first in a list of weight 1
+    assert [m.payload["parent_id"] for m in weighted_rrf([([h("a")], 1.0), ([h("c")], 2.0)], k=2)] == ["c", "a"]
 
 
-def test_rrf_merge_breaks_ties_by_parent_id():
-    from evidence_pipeline.retrieval import rrf_merge
+def test_weighted_rrf_gives_ties_to_the_earlier_list():
+    from evidence_pipeline.retrieval import weighted_rrf
 
     def h(parent):
         return StoredHit(id=parent, score=0.0, payload={"parent_id": parent})
 
-    # b and a are first in one list and second in the other: equal RRF scores.
-    for rankings in ([[h("b"), h("a")], [h("a"), h("b")]], [[h("a"), h("b")], [h("b"), h("a")]]):
-        merged = rrf_merge(rankings, k=2)
-        assert [m.payload["parent_id"] for m in merged] == ["a", "b"]
+    # b and a are first in one list and second in the other: equal scores, the first list's first wins.
+    for first, second in (("b", "a"), ("a", "b")):
+        merged = weighted_rrf([([h(first), h(second)], 1.0), ([h(second), h(first)], 1.0)], k=2)
+        assert [m.payload["parent_id"] for m in merged] == [first, second]
         assert merged[0].score == merged[1].score
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.errors import StoreError
-from evidence_pipeline.records import PointPayload
+from evidence_pipeline.records import DocumentCard, DocumentStamp, PointPayload
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
@@ -49,10 +49,7 @@ def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
                     dense=dense(text) if dense else _random_dense(rng),
                     sparse=ENC.encode_document(text),
                     payload=PointPayload(
-                        doc_id=doc_id,
-                        doc_title=f"Title of {doc_id}",
-                        content_hash=content_hash,
-                        pipeline_version="1",
+                        **DocumentStamp.for_card(DocumentCard(doc_id=doc_id, title=f"Title of {doc_id}"), content_hash, "1").model_dump(),
                         parent_id=parent_id,
                         unit_id=parent_id,
                         child_id=child_id,
@@ -320,7 +317,9 @@ def test_documents_lists_counts_and_versions(backend):
         ("a", "Title of a", 1, 1, "h1", "1"),
         ("b", "Title of b", 3, 2, "hb", "1"),
     ]
-    assert docs[0].bm25_tokenizer is None  # make_points builds payloads without the field
+    from evidence_pipeline.bm25_query import TOKENIZER_VERSION
+
+    assert docs[0].bm25_tokenizer == TOKENIZER_VERSION  # every stamp records the tokenizer
     store.delete_document("b")
     assert [d.doc_id for d in store.documents()] == ["a"]
 
@@ -349,3 +348,16 @@ def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
 
 def test_parent_on_a_missing_store(backend):
     assert backend().parent("anything") == []
+
+
+@pytest.mark.filterwarnings("ignore:Payload indexes have no effect in the local Qdrant")
+def test_payloads_of_the_points_matching_a_keyword(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    for doc in ("a", "b"):
+        points = make_points(doc, {f"{doc}/p0": ["one", "two"], f"{doc}/p1": ["three"]})
+        points[0] = points[0].model_copy(update={"payload": points[0].payload | {"unit_kind": "card"}})
+        store.replace_document(doc, points)
+    found = store.payloads("unit_kind", "card", ["doc_id", "text"])
+    assert sorted(found, key=lambda p: p["doc_id"]) == [{"doc_id": "a", "text": "one"}, {"doc_id": "b", "text": "one"}]
+    assert store.payloads("unit_kind", "section", ["doc_id"]) == []

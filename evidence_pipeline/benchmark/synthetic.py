@@ -11,7 +11,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from evidence_pipeline.records import DocumentStamp, PointPayload, document_head
+from evidence_pipeline.records import DocumentCard, DocumentStamp, PointPayload, document_head
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store.base import Point, point_id
 
@@ -59,7 +59,8 @@ def synthetic_documents(
         vecs = rng.standard_normal((m, dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         points: list[Point] = []
-        stamp = DocumentStamp(doc_id=doc_id, doc_title="Synthetic SOP", content_hash="synthetic", pipeline_version="bench")
+        card = DocumentCard(doc_id=doc_id, title=f"{doc_id}: Synthetic SOP", doc_type="SOP", identifiers=[doc_id])
+        stamp = DocumentStamp.for_card(card, "synthetic", "bench")
         for start in range(0, m, children_per_parent):
             unit_id = f"{doc_id}-u{start // children_per_parent}"
             texts = [sampler.text() for _ in range(min(children_per_parent, m - start))]
@@ -75,8 +76,9 @@ def synthetic_documents(
                     pages=[1 + start // 40],
                     section_path=["1 Purpose"],
                     caption=None,
-                    unit_kind="section",
-                    child_kind="sentence",
+                    # each document's first point stands for its card, which search reads to route
+                    unit_kind="card" if start == 0 and i == 0 else "section",
+                    child_kind="card" if start == 0 and i == 0 else "sentence",
                     text=text,
                 )
                 # model_construct: the payload was validated just above; the vectors are built right here.

@@ -137,6 +137,7 @@ def parsed_docs(context: dg.AssetExecutionContext, raw_pdfs, parser: ParserResou
             "parser": doc.parser,
             "warnings": dg.MetadataValue.md("\n".join(f"- {w}" for w in doc.warnings) or "none"),
             "warning_count": len(doc.warnings),
+            "card": dg.MetadataValue.md("\n".join(f"- {line}" for line in pipeline.document_card(doc).lines)),
         }
 
     return run_batched(context, (raw_pdfs,), parse)
@@ -157,6 +158,7 @@ def evidence_units(
         return units, {
             "tables": sum(u.kind == "table" for u in units),
             "section_chunks": sum(u.kind == "section" for u in units),
+            "cards": sum(u.kind == "card" for u in units),
             "captioned": sum(u.kind == "table" and u.caption is not None for u in units),
             "rows": sum(len(u.rows) for u in units),
             "preview": dg.MetadataValue.md(unit_preview(units)),

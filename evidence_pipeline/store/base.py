@@ -18,8 +18,9 @@ from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
 
 
-# Keyword payload indexes every backend creates: delete/count/filter by document, group by parent.
-INDEXED_KEYWORDS = ("doc_id", "parent_id")
+# Keyword payload indexes every backend creates: delete/count/filter by document, group by
+# parent, read the document cards (unit_kind "card") for query routing.
+INDEXED_KEYWORDS = ("doc_id", "parent_id", "unit_kind")
 
 # Reciprocal-rank-fusion constant: score = sum over lists of 1 / (RRF_K + rank).
 # 60 is the value of the RRF paper; Qdrant's plain FusionQuery(RRF) uses 2, which lets
@@ -195,6 +196,9 @@ class Store(Protocol):
 
     def iter_points(self, doc_id: str) -> Iterator[Point]:
         """The document's points with vectors and payloads, page by page."""
+
+    def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
+        """``fields`` of the payload of every point whose keyword ``key`` equals ``value``."""
 
     def hybrid_search(
         self,

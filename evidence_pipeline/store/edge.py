@@ -276,6 +276,10 @@ class EdgeStore:
     def documents(self) -> list[DocumentInfo]:
         return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
 
+    def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
+        flt = qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchValue(value))])
+        return [dict(r.payload or {}) for r in self._scroll(flt, list(fields))]
+
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version`` and ``agreed_version``: one point read and two counts
         filtered on the indexed doc_id; no scroll over the store. Every Edge point carries

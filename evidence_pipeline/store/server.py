@@ -212,6 +212,10 @@ class ServerStore:
     def documents(self) -> list[DocumentInfo]:
         return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
 
+    def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
+        flt = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
+        return [dict(r.payload or {}) for r in self._scroll(flt, list(fields))]
+
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """See ``Store.document_version``: one point read and two filtered counts."""
         if not self._exists():
