@@ -1,7 +1,7 @@
 """The collection as a contract for applications that query Qdrant with their own client.
 
 Everything here is derived from the code that writes the points, never written twice:
-payload keys and types from ``records.PointPayload``, vector names from ``settings``,
+payload keys and types from ``payload.PointPayload``, vector names from ``settings``,
 indexed keys, point ids and RRF constant from ``store.base``, the sparse query encoding
 from ``bm25_query`` (the self-contained file an application copies).
 
@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
-from evidence_pipeline.records import PointPayload
+from evidence_pipeline.payload import PointPayload
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
 from evidence_pipeline.store.base import INDEXED_KEYWORDS, POINT_NAMESPACE, RRF_K
 

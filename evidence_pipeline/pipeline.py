@@ -19,7 +19,8 @@ from evidence_pipeline.cards import build_card
 from evidence_pipeline.children import build_children
 from evidence_pipeline.corpus import doc_id_for
 from evidence_pipeline.embedding import Embedder, TokenCounter
-from evidence_pipeline.records import ChildUnit, DocumentCard, DocumentStamp, EvidenceUnit, ParsedDoc, PointPayload
+from evidence_pipeline.records import ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.sparse import TOKENIZER_VERSION, SparseEncoder
 from evidence_pipeline.splitting import split_units
 from evidence_pipeline.staleness import stored_state

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
 from evidence_pipeline.embedding import Embedder, token_counter
-from evidence_pipeline.records import DocumentCard, DocumentStamp, PointPayload, SearchHit, document_head
+from evidence_pipeline.records import DocumentCard, SearchHit, document_head
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.routing import RoutingIndex
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder

@@ -12,7 +12,7 @@ import pytest
 
 from evidence_pipeline import bm25_query
 from evidence_pipeline.contract import collection_contract, contract_markdown
-from evidence_pipeline.records import PointPayload
+from evidence_pipeline.payload import PointPayload
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
 
@@ -91,8 +91,8 @@ def test_contract_lists_every_payload_key_with_its_type():
     assert list(keys) == list(PointPayload.model_fields)
     assert keys["pages"].type == "array of integer"
     assert keys["caption"].type == "string or null"
-    assert keys["unit_kind"].type == '"table" or "section"'
-    assert {k for k, p in keys.items() if p.indexed} == {"doc_id", "parent_id"}
+    assert keys["unit_kind"].type == '"table" or "section" or "card"'
+    assert {k for k, p in keys.items() if p.indexed} == {"doc_id", "parent_id", "unit_kind"}
     assert (contract.dense_vector, contract.sparse_vector, contract.dense_dim, contract.rrf_k) == ("dense", "bm25", 384, 60)
     md = contract_markdown(contract)
     assert md.count("\n| `") == len(keys) and "384-dimensional" in md
@@ -133,13 +133,16 @@ def test_stored_points_follow_the_contract(local_mode):
         assert len(r.vector[contract.dense_vector]) == 384
 
 
-def _five_questions() -> list[str]:
-    """The first question of five documents that names no identifier (the example has no routing)."""
-    from evidence_pipeline.retrieval import named_identifiers
+def _five_questions(store_settings) -> list[str]:
+    """The first question of five documents that names no document (the example has no routing)."""
+    from evidence_pipeline.retrieval import routing_index
+    from evidence_pipeline.store import open_store
 
+    with open_store(store_settings) as store:
+        index = routing_index(store)
     chosen: dict[str, str] = {}
     for q in sop_questions():
-        if q["doc_id"] not in chosen and not named_identifiers(q["question"]):
+        if q["doc_id"] not in chosen and not index.resolve(q["question"]):
             chosen[q["doc_id"]] = q["question"]
     return list(chosen.values())[:5]
 
@@ -147,7 +150,7 @@ def _five_questions() -> list[str]:
 def test_readme_example_returns_the_first_parent_of_search(local_mode, corpus_store, tmp_path):
     from evidence_pipeline.retrieval import search
 
-    questions = _five_questions()
+    questions = _five_questions(corpus_store)
     assert len(questions) == 5
     for source in (EXAMPLE, TOKENIZER):
         shutil.copy(source, tmp_path / source.name)

@@ -11,7 +11,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from evidence_pipeline.records import DocumentCard, DocumentStamp, PointPayload, document_head
+from evidence_pipeline.records import DocumentCard, document_head
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store.base import Point, point_id
 

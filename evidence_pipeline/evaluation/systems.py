@@ -30,7 +30,8 @@ from evidence_pipeline.evaluation.baselines import Bm25Windows, FlatChunk, fixed
 from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
 from evidence_pipeline.evaluation.questions import Question
 from evidence_pipeline.pipeline import PipelineOptions, document_points, prepare, sparse_vectors, write_points
-from evidence_pipeline.records import DocumentStamp, ParsedDoc, PointPayload
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.retrieval import search_store
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder

@@ -3,7 +3,7 @@
 One point per child. Named dense vector ``dense`` (cosine) and named sparse
 vector ``bm25`` (Qdrant's IDF modifier: we send BM25 term-frequency weights,
 Qdrant supplies IDF from the collection). The payload is a
-``records.PointPayload`` dumped to a dict: its fields are the payload keys.
+``payload.PointPayload`` dumped to a dict: its fields are the payload keys.
 """
 
 from __future__ import annotations
