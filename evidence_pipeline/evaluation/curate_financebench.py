@@ -16,14 +16,14 @@ writes ``data/questions/financebench.jsonl`` and ``data/questions/financebench.c
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from evidence_pipeline.evaluation.curate_sec import page_texts
+from evidence_pipeline.evaluation.curation import curation_main
 from evidence_pipeline.evaluation.metrics import normalize
-from evidence_pipeline.evaluation.questions import Question, write_questions
+from evidence_pipeline.evaluation.questions import Question
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "financebench-dev"
 DEFAULT_OUT = Path("data/questions/financebench.jsonl")
@@ -98,24 +98,17 @@ def curate(corpus: Path, cache: Path | None = None) -> tuple[list[Question], lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evidence_pipeline.evaluation.curate_financebench", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--cache", type=Path, default=None, help="folder for the extracted page texts (speeds up reruns)")
-    args = ap.parse_args(argv)
-    if not (args.corpus / "questions.jsonl").is_file():
-        print(f"error: {args.corpus}/questions.jsonl not found", file=sys.stderr)
-        return 2
-    questions, decisions = curate(args.corpus, args.cache)
-    write_questions(questions, args.out)
-    notes = args.out.with_suffix(".curation.json")
-    dropped = [d for d in decisions if not d["kept"]]
-    summary = {"questions": len(decisions), "kept": len(questions), "dropped": len(dropped), "decisions": decisions}
-    notes.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"kept {len(questions)} of {len(decisions)} questions -> {args.out}; decisions in {notes}")
-    for d in dropped:
-        print(f"  dropped {d['id']} ({d['doc_id']}): {d['reason']}")
-    return 0
+    return curation_main(
+        argv,
+        module="evidence_pipeline.evaluation.curate_financebench",
+        description=__doc__.split("\n\n")[0],
+        corpus=DEFAULT_CORPUS,
+        out=DEFAULT_OUT,
+        source="questions.jsonl",
+        curate=curate,
+        total_key="questions",
+        label=lambda d: d["id"],
+    )
 
 
 if __name__ == "__main__":
