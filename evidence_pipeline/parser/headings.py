@@ -93,7 +93,7 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
         while j >= 0 and body[j].table_of is None and body[j].label in _BETWEEN:
             if is_table_note(body[j].text):
                 notes.append(body[j])
-            elif _short_fragment(body[j].text) and len(loose) < 2:
+            elif _short_fragment(body[j].text) and len(loose) < 6:
                 loose.append(body[j])
             else:
                 break
