@@ -10,8 +10,9 @@ every page opens a new section on each. These rules settle that from the documen
   it, never a heading;
 - structural headings that name their kind and number ("PART I", "Item 2.", "Chapter 3")
   outrank every style-levelled heading, in the order their kinds first appear;
-- an unnumbered heading directly above a table that has no caption (nothing but table
-  notes between them) is that table's title: it becomes its caption.
+- an unnumbered heading (or a line set in capitals) directly above a table that has no
+  caption (nothing but table notes and loose column-head words between them) is that
+  table's title: it becomes its caption.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
         while j >= 0 and body[j].table_of is None and body[j].label in _BETWEEN:
             if is_table_note(body[j].text):
                 notes.append(body[j])
-            elif _short_fragment(body[j].text) and len(loose) < 6:
+            elif _short_fragment(body[j].text) and not _capitals(body[j].text) and len(loose) < 6:
                 loose.append(body[j])
             else:
                 break
@@ -119,13 +120,20 @@ def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str) -
     out: list[Entry] = []
     while j >= 0 and len(out) < 2:
         head = body[j]
-        if head.label != "section_header" or head.table_of is not None or not _close_above(head, below):
+        titled = head.label == "section_header" or head.label == "paragraph" and _capitals(head.text) and len(head.text.split()) <= 24
+        if not titled or head.table_of is not None or not _close_above(head, below):
             break
         if STRUCTURAL_RE.match(head.text) or _NUMBERED_RE.match(head.text) or head.text.strip() == document_title:
             break
         out.insert(0, head)
         below, j = head, j - 1
     return out
+
+
+def _capitals(text: str) -> bool:
+    """Set in capitals (a statement title), parenthesised parts aside."""
+    letters = [ch for ch in re.sub(r"\([^()]*\)", "", text) if ch.isalpha()]
+    return len(letters) >= 4 and all(ch.isupper() for ch in letters) and text.rstrip()[-1:] not in ".:;"
 
 
 def _short_fragment(text: str) -> bool:
