@@ -10,9 +10,9 @@ every page opens a new section on each. These rules settle that from the documen
   it, never a heading;
 - structural headings that name their kind and number ("PART I", "Item 2.", "Chapter 3")
   outrank every style-levelled heading, in the order their kinds first appear;
-- an unnumbered heading (or a line set in capitals) directly above a table that has no
-  caption (nothing but table notes and loose column-head words between them) is that
-  table's title: it becomes its caption.
+- an unnumbered heading set in capitals, or followed by a table note, directly above a table
+  that has no caption (nothing but table notes and loose column-head words between them)
+  is that table's title: it becomes its caption.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
         if j < 0:
             continue
         below = body[j + 1] if j + 1 < i else e
-        heads = _title_lines(body, j, below, (document_title or "").strip())
+        heads = _title_lines(body, j, below, (document_title or "").strip(), noted=bool(notes))
         if not heads:
             continue
         for h in heads:  # several caption lines read as one caption, in order
@@ -114,13 +114,18 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
                 n.label, n.level = "paragraph", None
 
 
-def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str) -> list[Entry]:
+def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str, noted: bool) -> list[Entry]:
     """The unnumbered heading at ``j`` and, when one sits right above it, the heading it
-    continues ("STATEMENTS OF EQUITY" / "FOR THE THREE MONTHS ENDED ..."), top first."""
+    continues ("STATEMENTS OF EQUITY" / "FOR THE THREE MONTHS ENDED ..."), top first.
+    A heading in mixed case is a title only when a table note ("(In millions)") follows it:
+    otherwise it is as likely a section whose first content is a table."""
     out: list[Entry] = []
     while j >= 0 and len(out) < 2:
         head = body[j]
-        titled = head.label == "section_header" or head.label == "paragraph" and _capitals(head.text) and len(head.text.split()) <= 24
+        capitals = _capitals(head.text)
+        titled = (head.label == "section_header" and (capitals or noted)) or (
+            head.label == "paragraph" and capitals and len(head.text.split()) <= 24
+        )
         if not titled or head.table_of is not None or not _close_above(head, below):
             break
         if STRUCTURAL_RE.match(head.text) or _NUMBERED_RE.match(head.text) or head.text.strip() == document_title:
