@@ -57,4 +57,4 @@ def test_the_command_prints_each_file_and_the_mean(tmp_path):
     assert SMALL.name in proc.stdout and "mean" in proc.stdout
     data = json.loads(out.read_text())
     (row,) = data["coverage"]["files"]
-    assert row["file"] == SMALL.name and data["coverage"]["mean"] == row["share"]
+    assert row["file"] == SMALL.name and row["folder"] == str(tmp_path) and data["coverage"]["mean"] == row["share"]

@@ -74,7 +74,8 @@ def coverage_section(parse: Callable[[Path], ParsedDoc], folders: Iterable[Path]
         pdfs = sorted(folder.glob("*.pdf")) or sorted((folder / "pdfs").glob("*.pdf"))
         for path in pdfs:
             try:
-                files.append(file_coverage(path, parse(path)))
+                row = file_coverage(path, parse(path))
             except ParseError as exc:
-                files.append(CoverageFile(file=path.name, words=0, covered=0, error=exc.reason))
+                row = CoverageFile(file=path.name, words=0, covered=0, error=exc.reason)
+            files.append(row.model_copy(update={"folder": str(folder)}))
     return CoverageSection(files=files)

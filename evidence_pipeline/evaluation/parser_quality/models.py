@@ -218,6 +218,7 @@ class CoverageGoals(_Record):
 
 class CoverageFile(_Record):
     file: str
+    folder: str = ""  # the folder given on the command line
     words: int  # distinct words of pdfium's text
     covered: int  # of them, found in some evidence unit
     n_lost: int = 0
@@ -239,6 +240,13 @@ class CoverageSection(_Record):
     def mean(self) -> float | None:
         shares = [f.share for f in self.files if f.share is not None]
         return round(sum(shares) / len(shares), 4) if shares else None
+
+    def folders(self) -> dict[str, "CoverageSection"]:
+        """The same figures per folder, in the order given."""
+        out: dict[str, CoverageSection] = {}
+        for f in self.files:
+            out.setdefault(f.folder, CoverageSection(files=[], goals=self.goals)).files.append(f)
+        return out
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -108,6 +108,10 @@ def _coverage(c: CoverageSection) -> list[str]:
             continue
         more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
         out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}")
+    folders = c.folders()
+    if len(folders) > 1:
+        for name, part in folders.items():
+            out.append(f"  {name}: mean {_f(part.mean)}, worst {_f(part.worst)} ({len(part.files)} files)")
     out.append(f"  mean {_f(c.mean)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst)} {_goal(c.worst, c.goals.worst)}")
     return out
 
