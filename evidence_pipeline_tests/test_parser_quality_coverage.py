@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(not SMALL.is_file(), reason="shared corpora not 
 
 def test_words_are_normalised_like_the_metrics():
     assert words_of("Cell-F1 — TABLE\u00a0Rows") == {"cell", "f1", "table", "rows"}
+    assert words_of("Ef\ufffefects of popu\ufffelation") == {"effects", "of", "population"}
 
 
 def test_coverage_of_a_one_page_pdf(parse_cached):

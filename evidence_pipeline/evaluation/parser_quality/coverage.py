@@ -26,7 +26,8 @@ LOST_SHOWN = 30  # lost words listed per file
 
 
 def words_of(text: str) -> set[str]:
-    return set(_WORD.findall(normalise(text)))
+    # pdfium writes a line-end hyphenation point as U+FFFE ("Ef\ufffefects"): the word is whole.
+    return set(_WORD.findall(normalise(text.replace("\ufffe", ""))))
 
 
 def pdf_words(path: Path, pages: tuple[int, int] | None = None) -> set[str]:
