@@ -29,6 +29,7 @@ HEADER_BAND = 0.075  # share of the page height at top and bottom that holds pag
 RUNNING_BAND = 0.125  # how deep a running header/footer line may sit, when the document tells them apart
 _PAGE_NUMBER = re.compile(r"^\s*(page\s+)?[-–—]?\s*(\d{1,3}|[ivxlc]{1,6})\s*[-–—]?(\s*(of|/)\s*\d{1,3})?\s*$", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"\d+")
+_STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IGNORECASE)
 
 
 def running_key(text: str) -> str:
@@ -124,6 +125,8 @@ class PageAnalyser:
             return True
         if HEADING_NUMBER_RE.match(text) and words <= 12 and (bold or size > 1.1 * self.body):
             return True
+        if _STRUCTURAL.match(text) and words <= 24 and (bold or size > 1.1 * self.body):
+            return True  # "Item 2. Management's Discussion and Analysis of ..." wraps but is one heading
         if size >= 1.15 * self.body and words <= 16:
             return True
         return bold and words <= 12 and len(blk) <= 2
