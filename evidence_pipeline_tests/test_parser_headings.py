@@ -79,3 +79,14 @@ def test_running_header_is_furniture_and_the_body_below_it_is_not(parsed):
     assert {"PART I", "Item 1"} <= furniture
     titles = [b for b in doc.blocks if "COMPREHENSIVE INCOME STATEMENTS" in b.text.upper()]
     assert titles and all(b.label not in ("page_header", "page_footer") for b in titles)
+
+
+def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 AAPL.pdf", pages=(16, 18))
+    items = [b for b in doc.blocks if b.text.startswith("Item 2.")]
+    assert items and items[0].label == "section_header", [(b.label, b.text) for b in items]
+    assert "Results of Operations" in items[0].text
+    after = [u for u in build_units(doc) if 17 in u.pages and u.kind == "section" and items[0].text in u.section_path]
+    assert after, [u.section_path for u in build_units(doc)]
