@@ -73,6 +73,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for line in summary.skipped:
         print(f"skipped {line}", file=sys.stderr)
     print(f"{summary.line()} ({time.perf_counter() - started:.1f} s)")
+    for line in summary.warnings:
+        print(f"  WARNING {line}")
     for outcome in summary.failures:
         print(f"  FAILED {outcome.failure_line()}")
     return 1 if summary.failures else 0
@@ -266,12 +268,13 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
     from evidence_pipeline.evaluation.parser_quality import default_corpora_root, render_text, run_report
 
     root = default_corpora_root()
-    chosen = args.docling_tests is not None or args.generated or args.corpora is not None
+    coverage = [Path(c) for c in args.coverage or []]
+    chosen = args.docling_tests is not None or args.generated or args.corpora is not None or bool(coverage)
     docling_tests = Path(args.docling_tests) if args.docling_tests else (None if chosen else root / "docling-tests")
     corpora = [Path(c) for c in args.corpora] if args.corpora is not None else (
         [] if chosen else [root / "sec-10q-dev", root / "clinical-protocols"]
     )
-    missing = [str(p) for p in [*([docling_tests] if docling_tests else []), *corpora] if not p.is_dir()]
+    missing = [str(p) for p in [*([docling_tests] if docling_tests else []), *corpora, *coverage] if not p.is_dir()]
     if missing:
         print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -283,7 +286,7 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
             print(f"error: --generated and --corpora need the sample generator: {reason}", file=sys.stderr)
             return 2
     progress = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run_report(docling_tests=docling_tests, generated=generated, corpora=corpora, progress=progress)
+    report = run_report(docling_tests=docling_tests, generated=generated, corpora=corpora, coverage=coverage, progress=progress)
     data = report.model_dump(mode="json")
     if args.out:
         Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -394,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docling-tests", default=None, help="folder with pdfs/ and groundtruth/ (Docling's test PDFs)")
     p.add_argument("--generated", action="store_true", help="score the generated SOP corpus (exact truth)")
     p.add_argument("--corpora", nargs="*", default=None, help="folders of PDFs for robustness, speed and memory")
+    p.add_argument("--coverage", nargs="+", default=None, metavar="DIR",
+                   help="share of each PDF's distinct words (pdfium's text) found in its evidence units, lost words listed")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--out", default=None, help="also write the JSON report to this file")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -240,6 +240,7 @@ def build_units(
         if not (isinstance(it, TextBlock) and it.label in ("page_header", "page_footer"))
         and not (isinstance(it, Table) and it.id not in kept_tables)
     ]
+    items = _headings_with_content(items, doc.title)
     table_parts = _merge_continuations([it for it in items if isinstance(it, Table)])
     continuation_ids = {t.id for parts in table_parts.values() for t in parts[1:]}
 
@@ -328,6 +329,33 @@ def _after(items, indices: range, table: Table, options: UnitOptions, used: set[
         break
     start = indices.start + len(notes)
     return _context(items, range(start, indices.stop), table, options, used, above=False), notes
+
+
+def _headings_with_content(items: list, title: str) -> list:
+    """A heading that heads nothing (the next heading at its level or above comes before any
+    text or table: cover-page lines, a form's boilerplate) is kept as text, not as a section,
+    so its words are not lost; so is a title block other than the document's title."""
+    out = list(items)
+    for i, item in enumerate(items):
+        if not isinstance(item, TextBlock):
+            continue
+        if item.label == "title" and item.text.strip() != title.strip():
+            out[i] = item.model_copy(update={"label": "paragraph", "level": None})
+        if item.label != "section_header":
+            continue
+        level = item.level or 1
+        empty = True
+        for nxt in items[i + 1 :]:
+            if isinstance(nxt, TextBlock) and nxt.label in ("section_header", "title"):
+                if nxt.label == "title" or (nxt.level or 1) <= level:
+                    break
+                continue
+            if isinstance(nxt, Table) or nxt.label in _BODY_LABELS or nxt.label in ("caption", "footnote"):
+                empty = False
+                break
+        if empty:
+            out[i] = item.model_copy(update={"label": "paragraph", "level": None})
+    return out
 
 
 def _section_chunks(doc: ParsedDoc, items, paths, used: set[int], options: UnitOptions, count_tokens: TokenCount) -> list[EvidenceUnit]:

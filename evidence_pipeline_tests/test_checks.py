@@ -10,16 +10,22 @@ from evidence_pipeline import pipeline
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.orchestration.checks import (
     count_problems,
+    empty_document_problems,
     parent_problems,
     pieces_missing_header,
     vector_problems,
 )
+from evidence_pipeline.orchestration.definitions import build_definitions
+from evidence_pipeline.orchestration.resources import StoreResource
+from evidence_pipeline.orchestration.runner import ingest_paths
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, VectorStats, point_id
+from evidence_pipeline_tests.conftest import CORPORA
 from evidence_pipeline_tests.dagster_env import KEYS
 from evidence_pipeline_tests.docs import lnp_doc
 
-CHECK_NAMES = {"points_have_parents", "points_have_both_vectors", "point_count_matches_children", "split_pieces_keep_header"}
+CHECK_NAMES = {"points_have_parents", "points_have_both_vectors", "point_count_matches_children", "split_pieces_keep_header", "document_has_units"}
+SCAN = CORPORA / "clinical-protocols" / "pdfs" / "NCT06155240_Prot_SAP_000.pdf"
 
 
 def split_lnp(extra_rows=30, budget=120):
@@ -106,3 +112,30 @@ def test_header_check_fails_on_a_piece_without_header(batched_env):
     assert not found["split_pieces_keep_header"]["passed"]
     assert "calibration" in found["split_pieces_keep_header"]["failures"]
     assert found["points_have_parents"]["passed"]
+
+
+def test_empty_document_rule():
+    assert empty_document_problems(3, []) == []
+    assert empty_document_problems(0, ["partial conversion: x", "no text layer: needs OCR (scanned PDF; OCR is off)"]) == [
+        "0 evidence units: no text layer: needs OCR (scanned PDF; OCR is off)"
+    ]
+    assert empty_document_problems(0, []) == ["0 evidence units: the parser found no text or table"]
+
+
+@pytest.mark.skipif(not SCAN.is_file(), reason="shared corpora not present")
+def test_scanned_pdf_is_a_warning_and_a_failing_check(tmp_path):
+    # A one-page scan with no text layer: the run succeeds, but the summary warns and the check fails.
+    defs = build_definitions({"store": StoreResource(path=str(tmp_path / "store"))})
+    with dg.instance_for_test() as instance:
+        summary = ingest_paths([SCAN], defs, instance)
+        (outcome,) = summary.outcomes
+        assert outcome.success and outcome.units == 0
+        assert summary.warnings == [f"{SCAN}: 0 evidence units: no text layer: needs OCR (scanned PDF; OCR is off)"]
+        assert "1 with warnings" in summary.line()
+        record = instance.get_latest_asset_check_evaluation_record(
+            dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units")
+        )
+        evaluation = record.evaluation
+        assert not evaluation.passed
+        assert "`NCT06155240_Prot_SAP_000`" in evaluation.metadata["failures"].value
+        assert "needs OCR" in evaluation.metadata["failures"].value

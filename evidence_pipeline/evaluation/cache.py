@@ -3,9 +3,10 @@
 An ``eval`` over long filings spends its time parsing and embedding the same documents
 again. With ``eval --cache DIR`` both are kept:
 
-- a parsed document under ``DIR/parsed/<parser>/<sha256 of the file>.json`` (and Docling's
-  own document beside it when the HybridChunker baseline needs it): the key is the file's
-  bytes and the parser's name, so a new parser version or a changed file parses again;
+- a parsed document under ``DIR/parsed/<parser>-v<PIPELINE_VERSION>/<sha256 of the file>.json``
+  (and Docling's own document beside it when the HybridChunker baseline needs it): the key is
+  the file's bytes, the parser's name and the pipeline version (bumped with the parser's
+  rules), so a new parser, new rules or a changed file parses again;
 - an embedding per (model, text) in ``DIR/embeddings.sqlite``: a changed unit re-embeds
   only its changed children.
 

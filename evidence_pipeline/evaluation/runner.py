@@ -32,7 +32,10 @@ def parse_documents(
     from evidence_pipeline.settings import ParserSettings
 
     parser = ConvertingParser(ParserSettings.from_env())
-    stored = ParseCache(cache, parser.name) if cache is not None else None
+    from evidence_pipeline.pipeline import PIPELINE_VERSION
+
+    # The parser's name carries Docling's version, not our rules': the pipeline version does.
+    stored = ParseCache(cache, f"{parser.name}-v{PIPELINE_VERSION}") if cache is not None else None
     docs: list[EvalDoc] = []
     for path in wrap(list(paths), "parse"):
         doc_id = doc_id_for(path)

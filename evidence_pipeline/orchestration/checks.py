@@ -15,7 +15,7 @@ from typing import Any
 
 import dagster as dg
 
-from evidence_pipeline.orchestration.assets import STORE_POOL, documents, qdrant_points, split_units
+from evidence_pipeline.orchestration.assets import STORE_POOL, documents, evidence_units, qdrant_points, split_units
 from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import StoreResource
 from evidence_pipeline.records import EvidenceUnit
@@ -36,6 +36,23 @@ def pieces_missing_header(units: Iterable[EvidenceUnit]) -> list[str]:
         if header:
             missing += [p.unit_id for p in pieces if p.header != header]
     return missing
+
+
+def empty_document_problems(units: int, warnings: Iterable[str]) -> list[str]:
+    """A document that gave no evidence unit is not a success: nothing of it can be found.
+    The reason is the parser's own word when it gave one (a scan: "no text layer: needs OCR")."""
+    if units:
+        return []
+    warnings = list(warnings)
+    reasons = [w for w in warnings if "needs OCR" in w] or [w for w in warnings if "text layer" in w] or warnings
+    return [f"0 evidence units: {'; '.join(reasons) if reasons else 'the parser found no text or table'}"]
+
+
+def parsed_warnings(metadata: Mapping[str, Any]) -> list[str]:
+    """The warnings a ``parsed_docs`` materialization recorded (its markdown list)."""
+    text = str(metadata.get("warnings", "") or "")
+    lines = [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
+    return [line for line in lines if line]
 
 
 def parent_problems(stats: VectorStats) -> list[str]:
@@ -157,4 +174,20 @@ def split_pieces_keep_header(context: dg.AssetCheckExecutionContext, split_units
     return _result(problems, len(problems), "split pieces keep their header")
 
 
-CHECKS = [store_checks, split_pieces_keep_header]
+@dg.asset_check(
+    asset=evidence_units,
+    description="Every ingested document gave at least one evidence unit (a scan without a text layer fails, with its reason).",
+)
+def document_has_units(context: dg.AssetCheckExecutionContext, evidence_units) -> dg.AssetCheckResult:
+    keys = _keys(context)
+    if keys is None:
+        keys = list(latest_metadata(context.instance, "evidence_units", context.instance.get_dynamic_partitions(documents.name)))
+    parsed = latest_metadata(context.instance, "parsed_docs", keys)
+    problems: dict[str, list[str]] = {}
+    for key in keys:
+        units = evidence_units[key] if isinstance(evidence_units, Mapping) else evidence_units
+        problems[key] = empty_document_problems(len(units), parsed_warnings(parsed.get(key, {})))
+    return _result(problems, len(problems), "at least one evidence unit")
+
+
+CHECKS = [store_checks, split_pieces_keep_header, document_has_units]

@@ -11,6 +11,7 @@ import dagster as dg
 
 from evidence_pipeline.corpus import doc_id_for, expand_paths, partition_key
 from evidence_pipeline.orchestration.assets import documents
+from evidence_pipeline.orchestration.checks import empty_document_problems, parsed_warnings
 from evidence_pipeline.orchestration.failures import failure_message, ingest_console_logger
 
 INGEST_JOB = "ingest_document"
@@ -25,6 +26,7 @@ class DocumentOutcome:
     children: int = 0
     error: str | None = None
     unchanged: bool = False
+    warning: str | None = None  # ingested, but nothing of it can be found (e.g. a scan)
 
     def failure_line(self) -> str:
         """``<file>: <cause>`` on one line (a cause that already opens with the file is not repeated)."""
@@ -46,6 +48,11 @@ class IngestSummary:
         return [o for o in self.outcomes if not o.success]
 
     @property
+    def warnings(self) -> list[str]:
+        """``<file>: <reason>`` for each document that ran but gave no evidence unit."""
+        return [f"{o.path}: {o.warning}" for o in self.outcomes if o.success and o.warning]
+
+    @property
     def succeeded(self) -> int:
         return sum(o.success for o in self.outcomes)
 
@@ -56,6 +63,7 @@ class IngestSummary:
         return (
             f"ingested {self.succeeded - unchanged} of {len(self.outcomes)} documents "
             f"({unchanged} unchanged, skipped): {units} units, {children} children, {len(self.failures)} failed"
+            + (f", {len(self.warnings)} with warnings" if self.warnings else "")
         )
 
 
@@ -70,6 +78,14 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str, key: str) -> int:
         if mat.asset_key == dg.AssetKey(asset) and key in mat.metadata:
             return int(mat.metadata[key].value)
     return 0
+
+
+def _parse_warnings(result: dg.ExecuteInProcessResult) -> list[str]:
+    for event in result.get_asset_materialization_events():
+        mat = event.materialization
+        if mat.asset_key == dg.AssetKey("parsed_docs"):
+            return parsed_warnings({k: v.value for k, v in mat.metadata.items()})
+    return []
 
 
 def _unchanged_keys(by_key: dict[str, Path], defs: dg.Definitions) -> set[str]:
@@ -134,8 +150,11 @@ def ingest_paths(
             raise_on_error=False,
         )
         if result.success:
+            units = _metadata(result, "split_units", "units")
+            problems = empty_document_problems(units, _parse_warnings(result))
             outcome = DocumentOutcome(
-                path, key, True, units=_metadata(result, "split_units", "units"), children=_metadata(result, "child_embeddings", "children")
+                path, key, True, units=units, children=_metadata(result, "child_embeddings", "children"),
+                warning="; ".join(problems) or None,
             )
         else:
             outcome = DocumentOutcome(path, key, False, error=failure_message(result))

@@ -6,8 +6,9 @@ the title found on the first page, each page's decoded words, rulings and table 
 attached to that result, so two conversions never see each other's state and one result
 carries its title back to the parser.
 
-The body text size is computed once, before the first page is laid out, from every page
-the conversion converts (``body_size_of``): a page's labels therefore depend only on the
+The body text size and the running lines (text repeated in the top or bottom band of many
+pages) are computed once, before the first page is laid out, from every page the
+conversion converts (``document_lines_of``): a page's labels therefore depend only on the
 document's bytes and the page range, never on the order in which Docling's threads
 decode and batch the pages.
 """
@@ -20,11 +21,12 @@ from dataclasses import dataclass, field
 from io import BytesIO
 
 from docling.datamodel.document import ConversionResult
+from docling_core.types.doc import CoordOrigin
 
 from evidence_pipeline.parser.geometry import Rules, Span
 from evidence_pipeline.parser.grid import Grid
 from evidence_pipeline.parser.page_content import cell_text
-from evidence_pipeline.parser.page_layout import most_common_size, size_key
+from evidence_pipeline.parser.page_layout import RUNNING_BAND, most_common_size, running_key, size_key
 from evidence_pipeline.parser.table_finder import BoxKey
 
 _ATTRIBUTE = "_evidence_pipeline_state"  # the one attribute this package sets on a ConversionResult
@@ -39,19 +41,28 @@ class PageWork:
     grids: dict[BoxKey, Grid]
 
 
+@dataclass(frozen=True)
+class DocumentLines:
+    """What the pre-pass reads from every page: the body text size (None: no text found up
+    front; each page then uses its own) and the running lines (None: too few pages to tell)."""
+
+    body_size: float | None
+    running: frozenset[str] | None
+
+
 @dataclass
 class ConversionState:
-    """``body_size`` is a future: the pre-pass runs beside Docling's own page decoding and
+    """``body`` is a future: the pre-pass runs beside Docling's own page decoding and
     the layout stage waits for it at its first page."""
 
-    body: Future[float | None]  # None: no text found up front; each page then uses its own
+    body: Future[DocumentLines]
     title: str | None = None
     warnings: list[str] = field(default_factory=list)
     _page_work: dict[int, PageWork] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
-    def body_size(self) -> float | None:
+    def lines(self) -> DocumentLines:
         try:
             return self.body.result()
         except Exception as exc:  # the pipeline's own backend reports unreadable files
@@ -59,7 +70,15 @@ class ConversionState:
             with self._lock:
                 if message not in self.warnings:
                     self.warnings.append(message)
-            return None
+            return DocumentLines(None, None)
+
+    @property
+    def body_size(self) -> float | None:
+        return self.lines.body_size
+
+    @property
+    def running(self) -> frozenset[str] | None:
+        return self.lines.running
 
     def keep_page_work(self, page_no: int, work: PageWork) -> None:
         with self._lock:
@@ -89,13 +108,13 @@ def state_of(conv_res: ConversionResult) -> ConversionState | None:
     return getattr(conv_res, _ATTRIBUTE, None)
 
 
-def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[float | None]:
-    """``body_size_of`` on a thread of its own; the future holds its size or its error."""
-    future: Future[float | None] = Future()
+def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[DocumentLines]:
+    """``document_lines_of`` on a thread of its own; the future holds its result or its error."""
+    future: Future[DocumentLines] = Future()
 
     def run() -> None:
         try:
-            future.set_result(body_size_of(conv_res, page_nos))
+            future.set_result(document_lines_of(conv_res, page_nos))
         except BaseException as exc:
             future.set_exception(exc)
 
@@ -103,8 +122,10 @@ def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[f
     return future
 
 
-def body_size_of(conv_res: ConversionResult, page_nos: list[int]) -> float | None:
-    """The text height carrying the most characters over ``page_nos`` of the document.
+def document_lines_of(conv_res: ConversionResult, page_nos: list[int]) -> DocumentLines:
+    """The text height carrying the most characters over ``page_nos`` of the document, and
+    the lines (numbers aside) printed in the top or bottom band of more than half of its
+    pages (at least three): its running headers and footers.
 
     A separate docling-parse pass over the same bytes, text lines only (no words, shapes or
     images): about a tenth of the conversion's time. Its lines are the ones the layout
@@ -128,15 +149,25 @@ def body_size_of(conv_res: ConversionResult, page_nos: list[int]) -> float | Non
     )
     doc = DoclingPdfParser(loglevel="fatal").load(source, lazy=True, password=password, decode_config=decode)
     weights: dict[float, int] = {}
+    banded: dict[tuple[str, str], set[int]] = {}
     try:
         for page_no in page_nos:
             page = doc.get_page(page_no, content_config=lines_only)
+            height = page.dimension.height
             for cell in page.textline_cells:
                 text = cell_text(cell)
-                if text:
-                    key = size_key(cell.rect.to_bounding_box().height)
-                    weights[key] = weights.get(key, 0) + len(text)
+                if not text:
+                    continue
+                box = cell.rect.to_bounding_box()
+                weights[size_key(box.height)] = weights.get(size_key(box.height), 0) + len(text)
+                top = height - box.t if box.coord_origin == CoordOrigin.BOTTOMLEFT else box.t
+                bottom = top + box.height
+                where = "top" if bottom < RUNNING_BAND * height else "bottom" if top > (1 - RUNNING_BAND) * height else None
+                if where and any(ch.isalpha() for ch in text):
+                    banded.setdefault((where, running_key(text)), set()).add(page_no)
             doc.unload_pages((page_no, page_no + 1))
     finally:
         doc.unload()
-    return most_common_size(weights)
+    need = max(3, len(page_nos) // 2 + 1)  # more than half: a table's repeated column heads stay body
+    running = frozenset(key for (_, key), pages in banded.items() if len(pages) >= need) if len(page_nos) >= 3 else None
+    return DocumentLines(most_common_size(weights), running)

@@ -13,6 +13,7 @@ import re
 from docling_core.types.doc import DoclingDocument, TableItem
 
 from evidence_pipeline.parser.docling_items import Entry, read_entries, table_cells
+from evidence_pipeline.parser.headings import demote_non_headings, repeated_headings, structural_levels, table_titles
 from evidence_pipeline.parser.page_furniture import place_furniture, repeated_furniture
 from evidence_pipeline.parser.text_lines import FOOTNOTE_MARKER_RE
 from evidence_pipeline.records import ParsedDoc, Table, TextBlock
@@ -49,6 +50,8 @@ def docling_to_parsed(
 
     place_furniture(entries, doc)
     repeated_furniture(entries, doc)
+    demote_non_headings(entries)
+    repeated_headings(entries, len(doc.pages))
 
     # Docling's links first, then neighbours in reading order for what it left unlinked.
     tables = [e for e in entries if e.label == "table"]
@@ -89,6 +92,7 @@ def docling_to_parsed(
                 j += 1
                 continue
             break
+    table_titles(body, title_hint)
 
     # A caption printed above its table reads before it.
     for e in entries:
@@ -106,11 +110,12 @@ def docling_to_parsed(
                 e.label, e.level = "title", None
                 break
     _normalise_levels(entries)
+    top = structural_levels(entries)
     if number_levels:
         for e in entries:
             m = _SECTION_NUMBER.match(e.text) if e.label == "section_header" else None
             if m:
-                e.level = m.group(1).count(".") + 1
+                e.level = top + m.group(1).count(".") + 1
 
     blocks: list[TextBlock] = []
     out_tables: list[Table] = []

@@ -154,7 +154,7 @@ class DoclingParser:
             except Exception as exc:  # cosmetic: never fail a document over its dashes
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
-            doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer found (scanned PDF? OCR is off)"]})
+            doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer: needs OCR (scanned PDF; OCR is off)"]})
         return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
 
     @staticmethod

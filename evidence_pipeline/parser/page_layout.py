@@ -26,6 +26,15 @@ from evidence_pipeline.parser.text_lines import (
 from evidence_pipeline.text import is_caption_line
 
 HEADER_BAND = 0.075  # share of the page height at top and bottom that holds page headers/footers
+RUNNING_BAND = 0.125  # how deep a running header/footer line may sit, when the document tells them apart
+_PAGE_NUMBER = re.compile(r"^\s*(page\s+)?[-–—]?\s*(\d{1,3}|[ivxlc]{1,6})\s*[-–—]?(\s*(of|/)\s*\d{1,3})?\s*$", re.IGNORECASE)
+_DIGIT_RUN = re.compile(r"\d+")
+_STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IGNORECASE)
+
+
+def running_key(text: str) -> str:
+    """A line's text with its numbers masked: the same running header on every page."""
+    return " ".join(_DIGIT_RUN.sub("#", text.lower()).split())
 DEFAULT_BODY_SIZE = 10.0  # text height assumed when a document has no text
 
 
@@ -43,7 +52,13 @@ class Region:
 class PageAnalyser:
     """Labels the regions of one page. ``body_size`` is the document's common text height."""
 
-    def __init__(self, width: float, height: float, body_size: float, page_no: int):
+    def __init__(
+        self, width: float, height: float, body_size: float, page_no: int, running: frozenset[str] | None = None
+    ):
+        """``running``: the document's running lines (see ``conversion_state``); with them, a
+        line near the top or bottom is furniture only if it is one of them or a page number,
+        so a body that starts high on the page (EDGAR filings) keeps its first lines."""
+        self.running = running
         self.width = width
         self.height = height
         self.body = body_size or DEFAULT_BODY_SIZE
@@ -110,6 +125,8 @@ class PageAnalyser:
             return True
         if HEADING_NUMBER_RE.match(text) and words <= 12 and (bold or size > 1.1 * self.body):
             return True
+        if _STRUCTURAL.match(text) and words <= 24 and (bold or size > 1.1 * self.body):
+            return True  # "Item 2. Management's Discussion and Analysis of ..." wraps but is one heading
         if size >= 1.15 * self.body and words <= 16:
             return True
         return bold and words <= 12 and len(blk) <= 2
@@ -125,11 +142,29 @@ class PageAnalyser:
             if len(r.spans) >= 2 and any(re.fullmatch(r"\d{1,4}", x.text.strip()) for x in r.spans)
             for s in r.spans
         }
+        if self.running is not None:
+            return self._running_furniture(spans, rows)
         for s in spans:
             deep = id(s) in numbered and s.size <= 1.1 * self.body
             if s.box.b < HEADER_BAND * self.height or deep and s.box.t < 0.125 * self.height:
                 regions.append(Region("page_header", s.box, [s]))
             elif s.box.t > (1 - HEADER_BAND) * self.height or deep and s.box.b > 0.9 * self.height:
+                regions.append(Region("page_footer", s.box, [s]))
+            else:
+                body.append(s)
+        return regions, body
+
+    def _running_furniture(self, spans: list[Span], rows) -> tuple[list[Region], list[Span]]:
+        alone = {id(r.spans[0]) for r in rows if len(r.spans) == 1}
+        regions: list[Region] = []
+        body: list[Span] = []
+        for s in spans:
+            top = s.box.b < RUNNING_BAND * self.height
+            bottom = s.box.t > (1 - RUNNING_BAND) * self.height
+            known = running_key(s.text) in self.running or (id(s) in alone and bool(_PAGE_NUMBER.match(s.text)))
+            if top and known:
+                regions.append(Region("page_header", s.box, [s]))
+            elif bottom and known:
                 regions.append(Region("page_footer", s.box, [s]))
             else:
                 body.append(s)

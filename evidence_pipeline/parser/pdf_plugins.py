@@ -82,7 +82,8 @@ class RuleLayoutModel(BaseLayoutModel):
             body = state.body_size if state is not None else None
             if body is None:
                 body = body_text_size(spans)
-            analyser = PageAnalyser(page.size.width, page.size.height, body, page.page_no)
+            running = state.running if state is not None else None
+            analyser = PageAnalyser(page.size.width, page.size.height, body, page.page_no, running)
             rules = page_rules(page)
             regions = analyser.analyse(spans, rules, words)
             if state is not None:

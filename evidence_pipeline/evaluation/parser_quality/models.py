@@ -208,6 +208,53 @@ class RobustnessSection(_Record):
     statements: dict[str, StatementFinding]
 
 
+# --------------------------------------------------------------------------- 4. word coverage
+
+
+class CoverageGoals(_Record):
+    mean: float = 0.995
+    worst: float = 0.98
+
+
+class CoverageFile(_Record):
+    file: str
+    folder: str = ""  # the folder given on the command line
+    words: int  # distinct words of pdfium's text
+    covered: int  # of them, found in some evidence unit
+    n_lost: int = 0
+    lost: list[str] = Field(default_factory=list)  # the first lost words, sorted
+    error: str | None = None  # no text layer, or why the parse failed
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def share(self) -> float | None:
+        return round(self.covered / self.words, 4) if self.words else None
+
+
+class CoverageSection(_Record):
+    files: list[CoverageFile]
+    goals: CoverageGoals = CoverageGoals()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mean(self) -> float | None:
+        shares = [f.share for f in self.files if f.share is not None]
+        return round(sum(shares) / len(shares), 4) if shares else None
+
+    def folders(self) -> dict[str, "CoverageSection"]:
+        """The same figures per folder, in the order given."""
+        out: dict[str, CoverageSection] = {}
+        for f in self.files:
+            out.setdefault(f.folder, CoverageSection(files=[], goals=self.goals)).files.append(f)
+        return out
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def worst(self) -> float | None:
+        shares = [f.share for f in self.files if f.share is not None]
+        return min(shares) if shares else None
+
+
 # --------------------------------------------------------------------------- the whole report
 
 
@@ -225,5 +272,7 @@ class ParserQualityReport(_Record):
     docling_tests: DoclingTestsSection | None = None
     generated: GeneratedSection | None = None
     robustness: RobustnessSection | None = None
+    coverage: CoverageSection | None = None
     load_avg_end: list[float] = Field(default_factory=list)
     total_seconds: float = 0.0
+

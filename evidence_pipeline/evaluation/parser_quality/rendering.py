@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evidence_pipeline.evaluation.parser_quality.models import (
+    CoverageSection,
     DoclingTestsSection,
     GeneratedSection,
     ParserQualityReport,
@@ -98,6 +99,23 @@ def _robustness(d: RobustnessSection) -> list[str]:
     return out
 
 
+def _coverage(c: CoverageSection) -> list[str]:
+    out = ["", "4. Word coverage: distinct words of pdfium's text found in the evidence units"]
+    out.append(f"{'document':44} {'words':>6} {'found':>6} {'share':>7}  lost (first 30)")
+    for f in c.files:
+        if f.error:
+            out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
+            continue
+        more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
+        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}")
+    folders = c.folders()
+    if len(folders) > 1:
+        for name, part in folders.items():
+            out.append(f"  {name}: mean {_f(part.mean)}, worst {_f(part.worst)} ({len(part.files)} files)")
+    out.append(f"  mean {_f(c.mean)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst)} {_goal(c.worst, c.goals.worst)}")
+    return out
+
+
 def render_text(report: ParserQualityReport) -> str:
     out = [
         f"parser {report.parser}; {report.cpus} CPUs; load average {report.load_avg_start} at start, "
@@ -112,4 +130,6 @@ def render_text(report: ParserQualityReport) -> str:
         out += _generated(report.generated)
     if report.robustness is not None:
         out += _robustness(report.robustness)
+    if report.coverage is not None:
+        out += _coverage(report.coverage)
     return "\n".join(out)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
+from evidence_pipeline.evaluation.parser_quality.coverage import coverage_section
 from evidence_pipeline.evaluation.parser_quality.docling_tests import docling_tests_section
 from evidence_pipeline.evaluation.parser_quality.generated import generated_section
 from evidence_pipeline.evaluation.parser_quality.models import FileResult, ParserQualityReport, WarmUp
@@ -33,6 +34,7 @@ def run_report(
     docling_tests: Path | None = None,
     generated: bool = False,
     corpora: Sequence[Path] = (),
+    coverage: Sequence[Path] = (),
     parser=None,
     progress: Callable[[str], None] = lambda msg: None,
 ) -> ParserQualityReport:
@@ -83,6 +85,8 @@ def run_report(
             report.generated = generated_section(parse, gen_pdfs, Path(tmp) / "truth")
         if corpora:
             report.robustness = robustness_section(parse, corpora, shared_results, growth_pdf=tiny)
+        if coverage:
+            report.coverage = coverage_section(parse, coverage)
     report.load_avg_end = _load_avg()
     report.total_seconds = round(time.perf_counter() - started, 1)
     return report

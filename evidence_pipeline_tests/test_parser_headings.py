@@ -1,0 +1,92 @@
+"""Real filings read cleanly: boilerplate is not a section, statement titles are captions,
+a statement's section is its Part/Item, and a body that starts high on the page is not
+taken for its running header. Pinned on page ranges of the shared 10-Qs."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidence_pipeline.parser.headings import STRUCTURAL_RE, not_a_heading
+from evidence_pipeline.units import build_units
+from evidence_pipeline_tests.conftest import CORPORA
+
+TENQ = CORPORA / "sec-10q-dev" / "pdfs"
+BOILERPLATE = ("united states", "securities and exchange commission", "table of contents", "(in millions", "(unaudited)")
+
+pytestmark = pytest.mark.skipif(not TENQ.is_dir(), reason="shared corpora not present")
+
+
+@pytest.fixture(scope="module")
+def parsed():
+    from evidence_pipeline.parser import DoclingParser
+
+    parser = DoclingParser()
+    ranges = {"2023 Q1 AAPL": (1, 8), "2023 Q1 NVDA": (1, 7), "2023 Q1 MSFT": (3, 8)}
+    return {name: parser.parse(TENQ / f"{name}.pdf", pages=pages) for name, pages in ranges.items()}
+
+
+def test_rules_on_plain_lines():
+    for line in ("(In millions) (Unaudited)", "(in millions, except per share data)", "OR", "☐ TRANSITION REPORT PURSUANT TO SECTION 13"):
+        assert not_a_heading(line), line
+    for line in ("Item 1. Financial Statements", "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)", "4.2 Acceptance limits"):
+        assert not not_a_heading(line), line
+    assert STRUCTURAL_RE.match("PART I — FINANCIAL INFORMATION") and STRUCTURAL_RE.match("ITEM 1A. RISK FACTORS")
+    assert STRUCTURAL_RE.match("Note 2 – Revenue") and not STRUCTURAL_RE.match("Notes to Condensed Consolidated Financial Statements")
+
+
+@pytest.mark.parametrize("name", ["2023 Q1 AAPL", "2023 Q1 NVDA"])
+def test_boilerplate_is_never_a_section(parsed, name):
+    units = build_units(parsed[name])
+    assert units
+    for unit in units:
+        for part in unit.section_path:
+            low = part.lower()
+            assert not any(low.startswith(b) for b in BOILERPLATE), (unit.unit_id, unit.section_path)
+            assert not not_a_heading(part), (unit.unit_id, unit.section_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "statements"),
+    [
+        ("2023 Q1 AAPL", ["STATEMENTS OF OPERATIONS", "STATEMENTS OF COMPREHENSIVE INCOME", "BALANCE SHEETS", "STATEMENTS OF CASH FLOWS"]),
+        ("2023 Q1 NVDA", ["STATEMENTS OF INCOME", "STATEMENTS OF COMPREHENSIVE INCOME", "BALANCE SHEETS", "STATEMENTS OF CASH FLOWS"]),
+    ],
+)
+def test_statement_titles_are_captions_under_part_and_item(parsed, name, statements):
+    tables = [u for u in build_units(parsed[name]) if u.kind == "table"]
+    for title in statements:
+        found = [u for u in tables if u.caption and title in u.caption.upper()]
+        assert len(found) == 1, (title, [u.caption for u in tables])
+        unit = found[0]
+        assert len(unit.section_path) == 2, unit.section_path
+        part, item = unit.section_path
+        assert part.upper().startswith("PART I") and item.upper().startswith("ITEM 1"), unit.section_path
+        assert len(unit.rows) >= 10
+
+
+def test_unit_lines_are_table_notes(parsed):
+    # NVDA prints "(In millions) (Unaudited)" under each statement title: a note of the table, not a heading.
+    units = [u for u in build_units(parsed["2023 Q1 NVDA"]) if u.kind == "table" and u.caption and "BALANCE SHEETS" in u.caption]
+    assert units and any("in millions" in f.lower() for f in units[0].footnotes), units[0].footnotes
+    assert not any(b.label == "section_header" and not_a_heading(b.text) for b in parsed["2023 Q1 NVDA"].blocks)
+
+
+def test_running_header_is_furniture_and_the_body_below_it_is_not(parsed):
+    # MSFT's pages open 8 pt from the top: "PART I" / "Item 1" repeat on every page (furniture);
+    # the statement title right under them is body text, though it sits in the top band.
+    doc = parsed["2023 Q1 MSFT"]
+    furniture = {b.text for b in doc.blocks if b.label in ("page_header", "page_footer")}
+    assert {"PART I", "Item 1"} <= furniture
+    titles = [b for b in doc.blocks if "COMPREHENSIVE INCOME STATEMENTS" in b.text.upper()]
+    assert titles and all(b.label not in ("page_header", "page_footer") for b in titles)
+
+
+def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 AAPL.pdf", pages=(16, 18))
+    items = [b for b in doc.blocks if b.text.startswith("Item 2.")]
+    assert items and items[0].label == "section_header", [(b.label, b.text) for b in items]
+    assert "Results of Operations" in items[0].text
+    after = [u for u in build_units(doc) if 17 in u.pages and u.kind == "section" and items[0].text in u.section_path]
+    assert after, [u.section_path for u in build_units(doc)]
