@@ -217,7 +217,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return tqdm(items, desc=desc, unit="item", file=sys.stderr, disable=args.quiet, leave=False)
 
     try:
-        report = evaluate(paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None)
+        options = None
+        if args.max_parent_tokens is not None:
+            from evidence_pipeline.pipeline import PipelineOptions
+
+            options = PipelineOptions(max_parent_tokens=args.max_parent_tokens)
+        report = evaluate(
+            paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None, options=options
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -381,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--systems", nargs="+", default=eval_systems, choices=eval_systems)
     p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
     p.add_argument("--cache", default=None, help="folder that keeps parsed documents and embeddings between runs (same figures, faster reruns)")
+    p.add_argument("--max-parent-tokens", type=int, default=None, help="split tables above this many word pieces (default: PipelineOptions)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 

@@ -74,13 +74,14 @@ def evaluate(
     wrap: Wrap = no_progress,
     log: Log = _stderr,
     cache: Path | None = None,
+    options: Any = None,
 ) -> dict[str, Any]:
     """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` (with the
     only figures that vary between runs: ``seconds``) and ``misses``."""
     started = time.perf_counter()
     docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log, cache=cache)
     parsed_s = time.perf_counter() - started
-    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log, cache=cache)
+    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log, cache=cache, options=options)
     report["meta"]["seconds"] = {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)}
     return report
 
@@ -93,6 +94,7 @@ def evaluate_docs(
     wrap: Wrap = no_progress,
     log: Log = _stderr,
     cache: Path | None = None,
+    options: Any = None,
 ) -> dict[str, Any]:
     """Everything after parsing: build the systems, ask, score, summarise.
 
@@ -112,7 +114,11 @@ def evaluate_docs(
         from evidence_pipeline.evaluation.cache import EmbeddingCache
 
         embedder = QueryCachingEmbedder(cache=EmbeddingCache(cache, embedder.model_id))
-    runs = run_systems(docs, questions, systems, embedder=embedder, counter=TokenCounter(None), wrap=wrap)
+    from evidence_pipeline.pipeline import PipelineOptions
+
+    runs = run_systems(
+        docs, questions, systems, embedder=embedder, counter=TokenCounter(None), wrap=wrap, options=options or PipelineOptions()
+    )
     report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
     report["meta"] = {
         "docs": [d.parsed.doc_id for d in docs],
