@@ -10,13 +10,13 @@ tokenizer's pieces), so tests can pass a whitespace tokenizer.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from evidence_pipeline.evaluation.questions import Question
+from evidence_pipeline.text import normalise
 
 TokenSpans = Callable[[str], list[tuple[int, int]]]
 
@@ -36,7 +36,6 @@ METRICS = (
 )
 HEADLINE = "evidence_hit@1"
 
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,8 @@ class Context:
 
 
 def normalize(text: str) -> str:
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    """FORMAT.md's matching: NFKC, case-folded, runs of white space collapsed (``text.normalise``)."""
+    return normalise(text)
 
 
 def has_evidence(text: str, question: Question) -> bool:

@@ -7,22 +7,19 @@ two text extractors space words.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.records import BBox
+from evidence_pipeline.text import normalise as _normalise
 
 IOU_MATCH = 0.5
 
-_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00ad": ""})
-
-
 def normalise(text: str | None) -> str:
-    t = unicodedata.normalize("NFKC", text or "").translate(_DASHES).casefold()
-    return " ".join(t.split())
+    """The project's normaliser with dashes unified (texts from different extractors)."""
+    return _normalise(text, dashes=True)
 
 
 def text_key(text: str | None) -> str:
