@@ -33,6 +33,9 @@ def doc(tmp_path_factory):
     return DoclingParser().parse(path)
 
 
+BUDGET = 400
+
+
 @pytest.fixture(scope="module")
 def context():
     with dg.instance_for_test() as instance:
@@ -42,7 +45,8 @@ def context():
 
 @pytest.fixture(scope="module")
 def staged(doc, context):
-    embedder, options = EmbedderResource(), PipelineOptionsResource()
+    # A parent budget the 40-row table exceeds, so that split_units has pieces to make.
+    embedder, options = EmbedderResource(), PipelineOptionsResource(max_parent_tokens=BUDGET)
     units = evidence_units(context(), parsed_docs=doc, embedder=embedder, pipeline_options=options)
     pieces = split_units(context(), evidence_units=units, embedder=embedder, pipeline_options=options)
     embed_context, bm25_context = context(), context()
@@ -55,7 +59,7 @@ def staged(doc, context):
 
 def test_units_and_split_follow_the_core(doc, staged):
     units, pieces, _, _, _ = staged
-    counter, options = token_counter(None), pipeline.PipelineOptions()
+    counter, options = token_counter(None), pipeline.PipelineOptions(max_parent_tokens=BUDGET)
     assert units == pipeline.evidence_units(doc, options, counter)
     assert pieces == pipeline.document_units(doc, options, counter)
     table = [u for u in units if u.kind == "table"]
