@@ -11,7 +11,7 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline.orchestration.definitions import build_definitions
-from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
+from evidence_pipeline.orchestration.resources import CorpusResource, PipelineOptionsResource, StoreResource
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.orchestration.partition_ranges import range_tags
 
@@ -42,7 +42,14 @@ def batched_env(tmp_path_factory):
     corpus = root / "corpus"
     write_corpus(corpus)
     store = StoreSettings(path=str(root / "store"))
-    defs = build_definitions({"store": StoreResource(path=store.path), "corpus": CorpusResource(root=str(corpus))})
+    # A parent budget the 40-row calibration table exceeds, so the batch has a split table.
+    defs = build_definitions(
+        {
+            "store": StoreResource(path=store.path),
+            "corpus": CorpusResource(root=str(corpus)),
+            "pipeline_options": PipelineOptionsResource(max_parent_tokens=400),
+        }
+    )
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", KEYS)
         result = defs.resolve_job_def("ingest_document").execute_in_process(

@@ -129,7 +129,7 @@ def test_scanned_pdf_is_a_warning_and_a_failing_check(tmp_path):
     with dg.instance_for_test() as instance:
         summary = ingest_paths([SCAN], defs, instance)
         (outcome,) = summary.outcomes
-        assert outcome.success and outcome.units == 0
+        assert outcome.success and outcome.units == 1  # its document card alone
         assert summary.warnings == [f"{SCAN}: 0 evidence units: no text layer: needs OCR (scanned PDF; OCR is off)"]
         assert "1 with warnings" in summary.line()
         record = instance.get_latest_asset_check_evaluation_record(

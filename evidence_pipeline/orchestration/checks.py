@@ -186,7 +186,8 @@ def document_has_units(context: dg.AssetCheckExecutionContext, evidence_units) -
     problems: dict[str, list[str]] = {}
     for key in keys:
         units = evidence_units[key] if isinstance(evidence_units, Mapping) else evidence_units
-        problems[key] = empty_document_problems(len(units), parsed_warnings(parsed.get(key, {})))
+        content = [u for u in units if u.kind != "card"]  # the card alone means nothing was read
+        problems[key] = empty_document_problems(len(content), parsed_warnings(parsed.get(key, {})))
     return _result(problems, len(problems), "at least one evidence unit")
 
 

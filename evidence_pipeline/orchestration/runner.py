@@ -151,7 +151,9 @@ def ingest_paths(
         )
         if result.success:
             units = _metadata(result, "split_units", "units")
-            problems = empty_document_problems(units, _parse_warnings(result))
+            # The document card is a unit of every document: it alone means nothing was read.
+            content = units - _metadata(result, "evidence_units", "cards")
+            problems = empty_document_problems(content, _parse_warnings(result))
             outcome = DocumentOutcome(
                 path, key, True, units=units, children=_metadata(result, "child_embeddings", "children"),
                 warning="; ".join(problems) or None,
