@@ -32,8 +32,18 @@ _BETWEEN = ("paragraph", "section_header", "other")
 _CHECKBOX = re.compile(r"^\s*[☐☑☒□■✓✔]")
 
 
+# what a table's unit line speaks of: "(In millions)", "(Dollars in thousands, except per share
+# amounts)", "(Unaudited)", "(%)". A longer parenthesised line without such a word is a label
+# of something else ("(Exact name of registrant as specified in its charter)" under a name).
+_UNIT_WORDS = re.compile(
+    r"\b(millions?|thousands?|billions?|dollars|percent(age)?|unaudited|except|amounts?|units?)\b|[%$€£¥]", re.IGNORECASE
+)
+
+
 def is_table_note(text: str) -> bool:
-    return bool(PARENTHESISED_RE.match(text))
+    if not PARENTHESISED_RE.match(text):
+        return False
+    return len(text.split()) <= 3 or bool(_UNIT_WORDS.search(text))
 
 
 def not_a_heading(text: str) -> bool:
