@@ -74,3 +74,18 @@ def calibration_register(doc_id: str, first_tag: int) -> ParsedDoc:
     ]
     return ParsedDoc(doc_id=doc_id, source=f"{doc_id}.pdf", title=doc_id, n_pages=3, content_hash="0" * 64,
                      parser="test", blocks=blocks)
+
+
+def box(l, t, r, b) -> BBox:
+    return BBox(l=l, t=t, r=r, b=b)
+
+
+def table_of(tid: str, page: int, box: BBox, rows: list[list[str]], caption: str | None = None, header_rows: int = 1) -> Table:
+    """A table from plain rows (header rows first), for the parse-quality tests."""
+    cells = [TableCell(row=r, col=c, text=x) for r, row in enumerate(rows) for c, x in enumerate(row)]
+    return Table(id=tid, order=0, n_rows=len(rows), n_cols=len(rows[0]), cells=cells, header_rows=header_rows,
+                 page=page, bbox=box, caption=caption)
+
+
+def doc_with_tables(tables: list[Table]) -> ParsedDoc:
+    return ParsedDoc(doc_id="d", source="d.pdf", title="d", n_pages=2, content_hash="h", parser="p", tables=tables)

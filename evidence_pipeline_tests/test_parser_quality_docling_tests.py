@@ -8,20 +8,9 @@ from pathlib import Path
 
 from evidence_pipeline.evaluation.parser_quality.docling_tests import load_groundtruth, score_docling_test
 from evidence_pipeline.records import BBox, ParsedDoc, Table, TableCell
-
-
-def _box(l, t, r, b) -> BBox:
-    return BBox(l=l, t=t, r=r, b=b)
-
-
-def _table(tid: str, page: int, box: BBox, rows: list[list[str]], caption: str | None = None, header_rows: int = 1) -> Table:
-    cells = [TableCell(row=r, col=c, text=x) for r, row in enumerate(rows) for c, x in enumerate(row)]
-    return Table(id=tid, order=0, n_rows=len(rows), n_cols=len(rows[0]), cells=cells, header_rows=header_rows,
-                 page=page, bbox=box, caption=caption)
-
-
-def _doc(tables: list[Table]) -> ParsedDoc:
-    return ParsedDoc(doc_id="d", source="d.pdf", title="d", n_pages=2, content_hash="h", parser="p", tables=tables)
+from evidence_pipeline_tests.docs import box as _box
+from evidence_pipeline_tests.docs import doc_with_tables as _doc
+from evidence_pipeline_tests.docs import table_of as _table
 
 
 def test_docling_test_scoring_on_a_hand_made_document():

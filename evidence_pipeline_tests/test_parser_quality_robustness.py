@@ -7,21 +7,10 @@ from evidence_pipeline.evaluation.parser_quality.models import ParserQualityRepo
 from evidence_pipeline.evaluation.parser_quality.rendering import render_text
 from evidence_pipeline.evaluation.parser_quality.robustness import robustness_section, statement_check
 from evidence_pipeline.records import BBox, ParsedDoc, Table, TableCell
+from evidence_pipeline_tests.docs import box as _box
+from evidence_pipeline_tests.docs import doc_with_tables as _doc
+from evidence_pipeline_tests.docs import table_of as _table
 from evidence_pipeline.tools.samples.truth import SampleTruth
-
-
-def _box(l, t, r, b) -> BBox:
-    return BBox(l=l, t=t, r=r, b=b)
-
-
-def _table(tid: str, page: int, box: BBox, rows: list[list[str]], caption: str | None = None, header_rows: int = 1) -> Table:
-    cells = [TableCell(row=r, col=c, text=x) for r, row in enumerate(rows) for c, x in enumerate(row)]
-    return Table(id=tid, order=0, n_rows=len(rows), n_cols=len(rows[0]), cells=cells, header_rows=header_rows,
-                 page=page, bbox=box, caption=caption)
-
-
-def _doc(tables: list[Table]) -> ParsedDoc:
-    return ParsedDoc(doc_id="d", source="d.pdf", title="d", n_pages=2, content_hash="h", parser="p", tables=tables)
 
 
 def test_statement_check_reads_row_labels_of_the_body():
