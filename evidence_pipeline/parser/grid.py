@@ -106,10 +106,15 @@ def _fold_column(grid: Grid, src: int, dst: int, leading: bool) -> None:
             target.text = c.text + target.text if leading else target.text + c.text
             target.box = target.box.union(c.box)
             grid.cells.remove(c)
+    _remove_column(grid, src)
+
+
+def _remove_column(grid: Grid, col: int) -> None:
+    """Close the gap of an empty column ``col``: later cells shift left, spans over it shrink."""
     for c in grid.cells:
-        if c.col > src:
+        if c.col > col:
             c.col -= 1
-        elif c.col < src < c.col + c.col_span:
+        elif c.col < col < c.col + c.col_span:
             c.col_span -= 1
     grid.n_cols -= 1
 
@@ -120,12 +125,7 @@ def drop_empty_columns(grid: Grid) -> None:
             return
         if any(c.col <= col < c.col + c.col_span and (c.col == col) for c in grid.cells):
             continue
-        for c in grid.cells:
-            if c.col > col:
-                c.col -= 1
-            elif c.col < col < c.col + c.col_span:
-                c.col_span -= 1
-        grid.n_cols -= 1
+        _remove_column(grid, col)
 
 
 def resolve_overlaps(grid: Grid) -> None:
