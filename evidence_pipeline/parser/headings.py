@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from evidence_pipeline.parser.docling_items import Entry
-from evidence_pipeline.parser.text_lines import letter_weight
+from evidence_pipeline.parser.scripts import letter_weight
 
 _DIGITS = re.compile(r"\d+")
 # a line that is nothing but parenthesised groups: "(In millions) (Unaudited)"

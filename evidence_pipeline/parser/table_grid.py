@@ -23,7 +23,8 @@ from evidence_pipeline.parser.grid import (
     resolve_overlaps,
     ruled_spans,
 )
-from evidence_pipeline.parser.text_lines import between_hangul, group_rows, is_numeric
+from evidence_pipeline.parser.scripts import between_hangul
+from evidence_pipeline.parser.text_lines import group_rows, is_numeric
 
 
 def _phrases(words: list[Span], rules: Rules) -> list[Span]:

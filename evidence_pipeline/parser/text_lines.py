@@ -24,10 +24,6 @@ HEADING_NUMBER_RE = re.compile(
 )
 DOTTED_NUMBER_RE = re.compile(r"^\s*\d{1,2}(\.\d{1,2})+\.?\s+\S")
 NUMERIC_RE = re.compile(r"^[\s$€£¥%()\-–—+.,:/*†‡§0-9]+$")
-# Scripts whose one character is a syllable or a word (Hangul syllables, CJK ideographs, kana):
-# "목적" (purpose) is a whole heading in two characters.
-WIDE_LETTER_RE = re.compile(r"[\uac00-\ud7a3\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff]")
-HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 
 @dataclass
@@ -66,18 +62,6 @@ def group_rows(spans: list[Span]) -> list[Row]:
     for r in rows:
         r.spans.sort(key=lambda s: s.box.l)
     return rows
-
-
-def letter_weight(text: str) -> int:
-    """Letters of ``text``, a syllable or ideograph of a wide script counting as two."""
-    return sum(ch.isalpha() for ch in text) + len(WIDE_LETTER_RE.findall(text))
-
-
-def between_hangul(left: str, right: str) -> bool:
-    """Two word cells meet Hangul to Hangul. docling-parse splits Hangul words only at a space
-    (Korean sets its spaces tight, often kerned to under a tenth of the type size), so such a
-    pair is two eojeols, never one word cut in two."""
-    return bool(left) and bool(right) and bool(HANGUL_RE.match(left[-1])) and bool(HANGUL_RE.match(right[0]))
 
 
 def is_numeric(text: str) -> bool:

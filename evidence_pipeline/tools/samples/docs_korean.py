@@ -112,33 +112,26 @@ def korean_lnp_doc() -> DocSpec:
 
 
 def korean_water_doc() -> DocSpec:
-    points = ["PW-01", "PW-02", "PW-03", "PW-04", "PW-05", "PW-06", "PW-07", "PW-08", "WFI-01", "WFI-02", "WFI-03", "WFI-04"]
-    places = [
-        "생산동 1층 저장 탱크 출구",
-        "생산동 1층 루프 복귀 라인",
-        "조제실 A 사용처",
-        "조제실 B 사용처",
-        "세척실 사용처",
-        "품질관리 실험실 사용처",
-        "충전실 전실 사용처",
-        "원료 칭량실 사용처",
-        "증류기 출구",
-        "주사용수 저장 탱크 출구",
-        "충전실 사용처",
-        "주사용수 루프 복귀 라인",
+    # point, place, TOC (ppb), conductivity (μS/cm), sampling frequency
+    rows = [
+        ["PW-01", "생산동 1층 저장 탱크 출구", "500", "1.3", "매일"],
+        ["PW-02", "생산동 1층 루프 복귀 라인", "475", "1.4", "주 1회"],
+        ["PW-03", "조제실 A 사용처", "450", "1.5", "매일"],
+        ["PW-04", "조제실 B 사용처", "425", "1.3", "주 1회"],
+        ["PW-05", "세척실 사용처", "400", "1.4", "매일"],
+        ["PW-06", "품질관리 실험실 사용처", "375", "1.5", "주 1회"],
+        ["PW-07", "충전실 전실 사용처", "350", "1.3", "매일"],
+        ["PW-08", "원료 칭량실 사용처", "325", "1.4", "주 1회"],
+        ["WFI-01", "증류기 출구", "250", "1.1", "매일"],
+        ["WFI-02", "주사용수 저장 탱크 출구", "240", "1.0", "매일"],
+        ["WFI-03", "충전실 사용처", "230", "1.2", "매일"],
+        ["WFI-04", "주사용수 루프 복귀 라인", "220", "0.9", "주 1회"],
     ]
-    rows = []
-    for i, (point, place) in enumerate(zip(points, places)):
-        wfi = point.startswith("WFI")
-        toc = 500 - 25 * i if not wfi else 250 - 10 * i
-        conductivity = f"{1.3 + 0.1 * (i % 3):.1f}"
-        frequency = "매일" if i % 2 == 0 else "주 1회"
-        rows.append([point, place, f"{toc}", conductivity, frequency])
     t1 = T(
         key="T1",
         label="표 1",
         title="정제수 및 주사용수 채취 지점별 관리 기준",
-        header_rows=[["채취 지점", "위치", "TOC (ppb)", "전도도 (µS/cm)", "채취 주기"]],
+        header_rows=[["채취 지점", "위치", "TOC (ppb)", "전도도 (μS/cm)", "채취 주기"]],
         body_rows=rows,
         col_widths=[60, 170, 65, 80, 70],
         keep_together=False,
@@ -185,7 +178,7 @@ def korean_water_doc() -> DocSpec:
     questions = [
         cell_q("table_cell", t1, "PW-03", "조제실 A 사용처(PW-03)의 TOC 관리 기준은 몇 ppb인가?", "450"),
         cell_q("table_cell", t1, "WFI-02", "주사용수 저장 탱크 출구의 TOC 기준은?", "240"),
-        cell_q("long_tail", t1, "WFI-04", "주사용수 루프 복귀 라인의 전도도 기준은 얼마인가?", "1.3"),
+        cell_q("long_tail", t1, "WFI-04", "주사용수 루프 복귀 라인의 전도도 기준은 얼마인가?", "0.9"),
         cell_q("long_tail", t1, "PW-08", "원료 칭량실 사용처의 시료 채취 주기는?", "주 1회"),
         cell_q("similar", t2, "주사용수", "주사용수의 미생물 조치 기준은 몇 CFU/100 mL인가?", "10"),
         cell_q("similar", t2, "정제수", "정제수의 미생물 경고 기준은?", "50"),
