@@ -19,11 +19,12 @@ The rules, in order, on the NFKC-normalised, case-folded text:
    ``- . / _ :`` with no space, commas only between digits (``sop-qa-070``, ``3.5``,
    ``iso-9001:2015``, ``1,000``);
 3. bracketed references: ``USP <85>`` adds ``usp<85>``, a bare ``<2.6.14>`` adds ``<2.6.14>``;
-4. Hangul: a run of Hangul syllables inside a word gives its character bigrams (a run of one
-   syllable gives itself), so the eojeol ``유량은`` (stem and particle) shares ``유량`` with
-   ``유량``; the letters and digits beside the run are words of rule 1 (``min이며`` gives ``min``
-   and ``이며``). Rules 2 and 3 read the text with its Hangul taken out, so ``PT-104에서``
-   gives the identifier ``pt-104``. Text without Hangul tokenizes exactly as in ``ep-bm25-1``.
+4. Hangul: a run of Hangul syllables inside a word gives itself and its character bigrams,
+   so the eojeol ``유량은`` (stem and particle) shares ``유량`` with ``유량`` while an exact
+   eojeol still matches whole; the letters and digits beside the run are words of rule 1
+   (``min이며`` gives ``min`` and ``이며``). Rules 2 and 3 read the text with its Hangul taken
+   out, so ``PT-104에서`` gives the identifier ``pt-104``. Text without Hangul tokenizes
+   exactly as in ``ep-bm25-1``.
 
 A token's index is the first 8 bytes of its unkeyed BLAKE2b digest (UTF-8), big-endian,
 masked to 31 bits. A query vector has value 1.0 per distinct index, indices sorted; the
@@ -80,13 +81,15 @@ def _light_stem(word: str) -> str:
 
 
 def hangul_tokens(run: str) -> list[str]:
-    """Character bigrams of a run of Hangul syllables; a one-syllable run is its own token.
+    """A run of Hangul syllables, then its character bigrams (a one-syllable run: itself).
 
     Korean attaches particles and endings to the stem (``유량은``, ``유량의``, ``유량이``): the
-    bigrams of the stem are shared by every form of it, without a dictionary."""
+    bigrams of the stem are shared by every form of it, without a dictionary; the whole run
+    rewards the exact form. Measured on the Korean sample questions (``make eval-korean``):
+    run and bigrams 0.964 evidence_hit@1, bigrams alone 0.929, whole eojeols (ep-bm25-1) 0.929."""
     if len(run) == 1:
         return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+    return [run] + [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def _word_tokens(word: str) -> list[str]:

@@ -23,7 +23,7 @@ def test_an_eojeol_shares_its_stem_with_the_bare_noun():
     # "유량은" (flow rate + topic particle) and "유량의" (+ genitive) both carry "유량"
     assert "유량" in tokenize("유량은") and "유량" in tokenize("유량의")
     assert set(tokenize("유량")) == {"유량"}
-    assert hangul_tokens("에탄올") == ["에탄", "탄올"] and hangul_tokens("물") == ["물"]
+    assert hangul_tokens("에탄올") == ["에탄올", "에탄", "탄올"] and hangul_tokens("물") == ["물"]
 
 
 def test_a_korean_question_scores_the_row_that_holds_its_stems():
