@@ -48,7 +48,7 @@ eval-twins: install
 # `python -m evidence_pipeline.evaluation.korean_questions`.
 eval-korean: install
 	$(PY) -m evidence_pipeline.evaluation.korean_questions data/korean
-	$(BIN)/evidence-pipeline eval --docs data/korean/corpus --questions data/korean/questions.jsonl --out data/reports/eval-korean --cache data/cache/eval
+	$(BIN)/evidence-pipeline eval --docs data/korean/corpus --questions data/questions/korean.jsonl --out data/reports/eval-korean --cache data/cache/eval
 
 eval-sec: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec --cache data/cache/eval

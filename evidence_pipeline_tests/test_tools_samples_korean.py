@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
@@ -53,3 +54,9 @@ def test_questions_are_korean_and_answerable_on_their_page(korean):
         page = pages[q.doc_id][q.page - 1]
         assert any(_norm(a) in page for a in q.answers), q.id
         assert all(_norm(m) in " ".join(pages[q.doc_id]) for m in q.must_include), q.id
+
+
+def test_the_shipped_question_file_is_the_generators(korean):
+    out, _, _, _ = korean
+    shipped = Path(__file__).resolve().parents[1] / "data" / "questions" / "korean.jsonl"
+    assert shipped.read_text(encoding="utf-8") == (out / "questions.jsonl").read_text(encoding="utf-8")
