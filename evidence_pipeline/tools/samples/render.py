@@ -31,7 +31,6 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.pdfbase.pdfmetrics import registerFontFamily
 
 from evidence_pipeline.tools.samples.spec import Block, Columns, DocSpec, Fig, H, P, T
 from evidence_pipeline.tools.samples.truth import SampleTruth, truth_from_pages
@@ -46,8 +45,8 @@ class Typeface:
 
 
 LATIN = Typeface("Helvetica", "Helvetica-Bold", "Helvetica-Oblique")
-# Debian's fonts-nanum: TrueType outlines, which reportlab embeds (Noto CJK ships CFF .ttc/.otf,
-# which it cannot). Nanum has no oblique; the regular face stands in.
+# Debian's fonts-nanum: TrueType outlines, the only kind reportlab embeds (it refuses PostScript
+# outlines, and Noto CJK ships CFF .ttc/.otf). Nanum has no oblique; the regular face stands in.
 NANUM_DIR = Path("/usr/share/fonts/truetype/nanum")
 HANGUL = Typeface("NanumGothic", "NanumGothicBold", "NanumGothic")
 
@@ -63,7 +62,7 @@ def typeface(script: str) -> Typeface:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: Korean sample PDFs need the Debian package fonts-nanum")
         pdfmetrics.registerFont(TTFont(name, str(path)))
-    registerFontFamily(HANGUL.regular, normal=HANGUL.regular, bold=HANGUL.bold, italic=HANGUL.oblique, boldItalic=HANGUL.bold)
+    pdfmetrics.registerFontFamily(HANGUL.regular, normal=HANGUL.regular, bold=HANGUL.bold, italic=HANGUL.oblique, boldItalic=HANGUL.bold)
     return HANGUL
 
 
