@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-twins eval-sec eval-finance bench parse-quality
+.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-twins eval-korean eval-sec eval-finance bench parse-quality
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -44,6 +44,12 @@ eval-twins: install
 	$(PY) -m evidence_pipeline.evaluation.twin_questions data/twins
 	$(BIN)/evidence-pipeline eval --docs data/twins/corpus --questions data/twins/questions.jsonl --out data/reports/eval-twins --cache data/cache/eval
 
+# Korean SOPs set in NanumGothic (Debian's fonts-nanum, installed by .ci/run), questions in Korean:
+# `python -m evidence_pipeline.evaluation.korean_questions`.
+eval-korean: install
+	$(PY) -m evidence_pipeline.evaluation.korean_questions data/korean
+	$(BIN)/evidence-pipeline eval --docs data/korean/corpus --questions data/questions/korean.jsonl --out data/reports/eval-korean --cache data/cache/eval
+
 eval-sec: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec --cache data/cache/eval
 
@@ -66,4 +72,4 @@ dev: corpus
 	$(BIN)/dagster dev -w workspace.yaml
 
 clean-data:
-	rm -rf data/corpus data/truth data/twins data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs
+	rm -rf data/corpus data/truth data/twins data/korean data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs

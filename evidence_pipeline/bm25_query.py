@@ -18,7 +18,13 @@ The rules, in order, on the NFKC-normalised, case-folded text:
 2. compound identifiers, kept whole besides their parts: alphanumeric parts joined by
    ``- . / _ :`` with no space, commas only between digits (``sop-qa-070``, ``3.5``,
    ``iso-9001:2015``, ``1,000``);
-3. bracketed references: ``USP <85>`` adds ``usp<85>``, a bare ``<2.6.14>`` adds ``<2.6.14>``.
+3. bracketed references: ``USP <85>`` adds ``usp<85>``, a bare ``<2.6.14>`` adds ``<2.6.14>``;
+4. Hangul: a run of Hangul syllables inside a word gives itself and its character bigrams,
+   so the eojeol ``유량은`` (stem and particle) shares ``유량`` with ``유량`` while an exact
+   eojeol still matches whole; the letters and digits beside the run are words of rule 1
+   (``min이며`` gives ``min`` and ``이며``). Rules 2 and 3 read the text with its Hangul taken
+   out, so ``PT-104에서`` gives the identifier ``pt-104``. Text without Hangul tokenizes
+   exactly as in ``ep-bm25-1``.
 
 A token's index is the first 8 bytes of its unkeyed BLAKE2b digest (UTF-8), big-endian,
 masked to 31 bits. A query vector has value 1.0 per distinct index, indices sorted; the
@@ -32,7 +38,7 @@ import hashlib
 import re
 import unicodedata
 
-TOKENIZER_VERSION = "ep-bm25-1"
+TOKENIZER_VERSION = "ep-bm25-2"
 
 # Small English list: words that carry no evidence on their own. Numbers are never dropped.
 STOPWORDS: frozenset[str] = frozenset(
@@ -48,6 +54,10 @@ _WORD = re.compile(r"[^\W_]+")
 _COMPOUND = re.compile(r"[^\W_]+(?:(?:[-./_:]|(?<=\d),(?=\d))[^\W_]+)+")
 # Bracketed references such as USP <85>, USP<87>, EP <2.6.14>: keep the name and the number together.
 _BRACKETED = re.compile(r"([^\W_]+)?\s*<\s*([^\W_]+(?:[-./][^\W_]+)*)\s*>")
+
+# Hangul syllables (NFKC composes conjoining jamo into them).
+_HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+")
+_HANGUL_SPLIT = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 
 _HASH_MASK = 0x7FFFFFFF
 
@@ -70,17 +80,39 @@ def _light_stem(word: str) -> str:
     return word
 
 
+def hangul_tokens(run: str) -> list[str]:
+    """A run of Hangul syllables, then its character bigrams (a one-syllable run: itself).
+
+    Korean attaches particles and endings to the stem (``유량은``, ``유량의``, ``유량이``): the
+    bigrams of the stem are shared by every form of it, without a dictionary; the whole run
+    rewards the exact form. Measured on the Korean sample questions (``make eval-korean``):
+    run and bigrams 0.964 evidence_hit@1, bigrams alone 0.929, whole eojeols (ep-bm25-1) 0.929."""
+    if len(run) == 1:
+        return [run]
+    return [run] + [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _word_tokens(word: str) -> list[str]:
+    if not _HANGUL_RUN.search(word):
+        return [] if word in STOPWORDS else [_light_stem(word)]
+    out: list[str] = []
+    for part in _HANGUL_SPLIT.findall(word):
+        out.extend(hangul_tokens(part) if _HANGUL_RUN.match(part) else _word_tokens(part))
+    return out
+
+
 def tokenize(text: str) -> list[str]:
-    """Tokens of ``text`` in order of appearance: words, then compound identifiers, then
-    bracketed references (rules 1-3 of the module docstring).
+    """Tokens of ``text`` in order of appearance: words (Hangul runs as bigrams), then compound
+    identifiers, then bracketed references (rules 1-4 of the module docstring).
 
     ``SOP-QA-070`` and ``SOP-QA-007`` (or ``USP <85>`` and ``USP <87>``) then differ by a
     rare token, not only by a number that occurs everywhere.
     """
     norm = _fold(text)
-    tokens = [_light_stem(word) for word in _WORD.findall(norm) if word not in STOPWORDS]
-    tokens.extend(_COMPOUND.findall(norm))
-    for name, ref in _BRACKETED.findall(norm):
+    tokens = [token for word in _WORD.findall(norm) for token in _word_tokens(word)]
+    ids = _HANGUL_RUN.sub(" ", norm)
+    tokens.extend(_COMPOUND.findall(ids))
+    for name, ref in _BRACKETED.findall(ids):
         tokens.append(f"{name}<{ref}>" if name else f"<{ref}>")
     return tokens
 

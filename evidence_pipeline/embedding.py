@@ -42,6 +42,12 @@ def max_seq_length(model_dir: str) -> int:
     return DEFAULT_MAX_SEQ_LENGTH
 
 
+# Letters per word piece below which a model spells a text out instead of reading it: an
+# English WordPiece vocabulary (the packaged MiniLM) breaks Hangul into jamo, about 0.4 letters
+# a piece, and reads English at 3-4 letters a piece.
+MIN_LETTERS_PER_PIECE = 1.0
+
+
 class TokenCounter:
     """Counts the word pieces the embedding model sees (special tokens excluded)."""
 
@@ -65,6 +71,13 @@ class TokenCounter:
             return []
         enc = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in enc]
+
+    def reads(self, text: str) -> bool:
+        """Whether the model's vocabulary has words for ``text`` or only spells it out letter by
+        letter (Korean for the English MiniLM): a vector of the spelling ranks noise."""
+        letters = sum(ch.isalpha() for ch in text)
+        pieces = sum(1 for piece in self._tokenizer.tokenize(text) if any(ch.isalpha() for ch in piece))
+        return letters >= MIN_LETTERS_PER_PIECE * pieces
 
     def head(self, text: str, n_tokens: int) -> tuple[str, str]:
         """Split ``text`` at a word boundary so the head has at most ``n_tokens`` pieces."""
@@ -138,3 +151,7 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def reads(self, text: str) -> bool:
+        """See ``TokenCounter.reads``: False sends a query to BM25 alone."""
+        return token_counter(self.settings.model).reads(text)

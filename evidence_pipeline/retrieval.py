@@ -140,10 +140,18 @@ def search_store(
     if dense_only:
         return [to_hit(s) for s in store.dense_search(dense, k, doc_ids=doc_ids)]
     sparse = SparseEncoder().encode_query(query)
-    stored = store.hybrid_search(dense, sparse, k, doc_ids=doc_ids)
+
+    def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
+        if embedder.reads(query):
+            return store.hybrid_search(dense, sparse, k, doc_ids=ids)
+        # A query the dense model only spells out (Korean asked of the English MiniLM): its
+        # vector ranks noise and fusing it drags the BM25 ranking down; BM25 answers alone.
+        return store.sparse_search(sparse, k, doc_ids=ids)
+
+    stored = ranked(doc_ids)
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):
-        routed = store.hybrid_search(dense, sparse, k, doc_ids=routed_docs)
+        routed = ranked(routed_docs)
         if routing.mode == "first":
             stored = routed_first(routed, stored, k)
         else:

@@ -22,6 +22,7 @@ from docling_core.types.doc import (
     TitleItem,
 )
 
+from evidence_pipeline.parser.scripts import fold_presentation_forms
 from evidence_pipeline.records import BBox, TableCell
 
 LABELS = {
@@ -74,7 +75,7 @@ def table_cells(item: TableItem) -> tuple[list[TableCell], int]:
             TableCell(
                 row=c.start_row_offset_idx,
                 col=c.start_col_offset_idx,
-                text=c.text.strip(),
+                text=fold_presentation_forms(c.text.strip()),
                 row_span=max(1, c.end_row_offset_idx - c.start_row_offset_idx),
                 col_span=max(1, c.end_col_offset_idx - c.start_col_offset_idx),
                 column_header=bool(c.column_header),
@@ -122,7 +123,7 @@ def read_entries(doc: DoclingDocument) -> tuple[list[Entry], dict[str, Entry]]:
         if isinstance(item, TableItem):
             entry.label = "table"
         else:
-            text = (item.text or "").strip()
+            text = fold_presentation_forms((item.text or "").strip())
             if not text:
                 continue
             entry.text = text

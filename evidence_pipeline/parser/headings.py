@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from evidence_pipeline.parser.docling_items import Entry
+from evidence_pipeline.parser.scripts import letter_weight
 
 _DIGITS = re.compile(r"\d+")
 # a line that is nothing but parenthesised groups: "(In millions) (Unaudited)"
@@ -48,8 +49,7 @@ def is_table_note(text: str) -> bool:
 
 def not_a_heading(text: str) -> bool:
     """Lines that a style can make look like headings but that never open a section."""
-    letters = sum(ch.isalpha() for ch in text)
-    return is_table_note(text) or letters < 3 or bool(_CHECKBOX.match(text))
+    return is_table_note(text) or letter_weight(text) < 3 or bool(_CHECKBOX.match(text))
 
 
 def demote_non_headings(entries: list[Entry]) -> None:

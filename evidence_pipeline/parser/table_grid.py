@@ -23,6 +23,7 @@ from evidence_pipeline.parser.grid import (
     resolve_overlaps,
     ruled_spans,
 )
+from evidence_pipeline.parser.scripts import between_hangul
 from evidence_pipeline.parser.text_lines import group_rows, is_numeric
 
 
@@ -42,7 +43,7 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
                     cur = Span(
                         cur.index,
-                        f"{cur.text} {w.text}" if gap > 0.08 * w.size else cur.text + w.text,
+                        f"{cur.text} {w.text}" if gap > 0.08 * w.size or between_hangul(cur.text, w.text) else cur.text + w.text,
                         cur.box.union(w.box),
                         cur.font,
                         cur.bold and w.bold,

@@ -216,6 +216,11 @@ class Store(Protocol):
     ) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""
 
+    def sparse_search(
+        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None
+    ) -> list[StoredHit]:
+        """BM25 only, grouped by parent like hybrid_search (for queries the dense model cannot read)."""
+
     def parent(self, parent_id: str) -> list[StoredHit]:
         """The parent's evidence units, one point each with its full payload (score 0: no query),
         ordered by unit id; a split table has one unit per piece. [] when no point has that parent."""

@@ -355,6 +355,19 @@ class EdgeStore:
 
         return self._grouped(candidates, k, max(4 * k, 32), flt)
 
+    def sparse_search(
+        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None
+    ) -> list[StoredHit]:
+        if not sparse.indices:
+            return []
+        flt = _doc_filter(doc_ids) if doc_ids is not None else None
+        query = qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR)
+
+        def candidates(depth: int) -> list[tuple[float, str, str]]:
+            return self._ranked(query, depth, flt)
+
+        return self._grouped(candidates, k, max(4 * k, 32), flt)
+
     def parent(self, parent_id: str) -> list[StoredHit]:
         flt = qe.Filter(must=[qe.FieldCondition(key="parent_id", match=qe.MatchAny([parent_id]))])
         ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))

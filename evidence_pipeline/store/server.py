@@ -274,6 +274,15 @@ class ServerStore:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         return self._groups(query=list(map(float, dense)), using=DENSE_VECTOR, k=k, flt=flt)
 
+    def sparse_search(
+        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None
+    ) -> list[StoredHit]:
+        if k <= 0 or not sparse.indices or not self._exists():
+            return []
+        flt = _doc_filter(doc_ids) if doc_ids is not None else None
+        query = models.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
+        return self._groups(query=query, using=SPARSE_VECTOR, k=k, flt=flt)
+
     def parent(self, parent_id: str) -> list[StoredHit]:
         flt = models.Filter(must=[models.FieldCondition(key="parent_id", match=models.MatchValue(value=parent_id))])
         ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))

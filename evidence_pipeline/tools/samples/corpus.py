@@ -26,10 +26,10 @@ def corpus_specs() -> list[DocSpec]:
     ]
 
 
-def build_corpus() -> list[tuple[str, bytes, SampleTruth]]:
-    """Render every document in memory: (doc_id, pdf bytes, truth)."""
+def build_corpus(specs: list[DocSpec] | None = None) -> list[tuple[str, bytes, SampleTruth]]:
+    """Render every document (of the English corpus, or ``specs``) in memory: (doc_id, pdf bytes, truth)."""
     out = []
-    for spec in corpus_specs():
+    for spec in corpus_specs() if specs is None else specs:
         pdf, truth = render(spec)
         out.append((spec.doc_id, pdf, truth))
     return out
@@ -39,15 +39,15 @@ def truth_dir_for(out_dir: Path) -> Path:
     return Path(out_dir).parent / "truth"
 
 
-def generate_corpus(out_dir: Path) -> list[Path]:
-    """Write the PDFs into ``out_dir``, their truth JSON into ``out_dir.parent / "truth"``
-    and all questions into ``truth/questions.jsonl``."""
+def generate_corpus(out_dir: Path, specs: list[DocSpec] | None = None) -> list[Path]:
+    """Write the PDFs (of the English corpus, or ``specs``) into ``out_dir``, their truth JSON
+    into ``out_dir.parent / "truth"`` and all questions into ``truth/questions.jsonl``."""
     out_dir = Path(out_dir)
     truth_dir = truth_dir_for(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     truth_dir.mkdir(parents=True, exist_ok=True)
     paths, truths = [], []
-    for doc_id, pdf, truth in build_corpus():
+    for doc_id, pdf, truth in build_corpus(specs):
         path = out_dir / f"{doc_id}.pdf"
         path.write_bytes(pdf)
         (truth_dir / f"{doc_id}.json").write_text(truth.model_dump_json(indent=2) + "\n", encoding="utf-8")

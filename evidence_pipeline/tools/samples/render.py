@@ -5,7 +5,9 @@ Output is byte-identical across runs: reportlab ``invariant=1``, fixed metadata.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import BytesIO
+from pathlib import Path
 from xml.sax.saxutils import escape
 
 from reportlab.graphics.shapes import Drawing, Line, Polygon, Rect, String
@@ -14,6 +16,8 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import cm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import (
     BalancedColumns,
     BaseDocTemplate,
@@ -31,42 +35,71 @@ from reportlab.platypus import (
 from evidence_pipeline.tools.samples.spec import Block, Columns, DocSpec, Fig, H, P, T
 from evidence_pipeline.tools.samples.truth import SampleTruth, truth_from_pages
 
-BODY = ParagraphStyle("body", fontName="Helvetica", fontSize=10, leading=13.5, spaceAfter=6)
-STYLES: dict[str, ParagraphStyle] = {
-    "body": BODY,
-    "step": ParagraphStyle("step", parent=BODY, leftIndent=14, spaceAfter=4),
-    "warning": ParagraphStyle("warning", parent=BODY, spaceBefore=4, spaceAfter=8),
-    "ref": ParagraphStyle("ref", parent=BODY, leftIndent=14, spaceAfter=2),
-    "title": ParagraphStyle(
-        "title", fontName="Helvetica-Bold", fontSize=16, leading=20, spaceAfter=4
-    ),
-    "meta": ParagraphStyle("meta", fontName="Helvetica", fontSize=9, leading=12, spaceAfter=14),
-    "h1": ParagraphStyle(
-        "h1", fontName="Helvetica-Bold", fontSize=13, leading=16, spaceBefore=10, spaceAfter=5
-    ),
-    "h2": ParagraphStyle(
-        "h2", fontName="Helvetica-Bold", fontSize=11, leading=14, spaceBefore=6, spaceAfter=4
-    ),
-    "caption": ParagraphStyle(
-        "caption", fontName="Helvetica-Bold", fontSize=9.5, leading=12, spaceBefore=4, spaceAfter=4
-    ),
-    "figcaption": ParagraphStyle(
-        "figcaption", fontName="Helvetica-Oblique", fontSize=9.5, leading=12, alignment=TA_CENTER,
-        spaceBefore=4, spaceAfter=8,
-    ),
-    "footnote": ParagraphStyle("footnote", fontName="Helvetica", fontSize=8, leading=10),
-    "cell": ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11),
-}
+@dataclass(frozen=True)
+class Typeface:
+    """The fonts a document is set in: regular, bold and oblique."""
+
+    regular: str
+    bold: str
+    oblique: str
+
+
+LATIN = Typeface("Helvetica", "Helvetica-Bold", "Helvetica-Oblique")
+# Debian's fonts-nanum: TrueType outlines, the only kind reportlab embeds (it refuses PostScript
+# outlines, and Noto CJK ships CFF .ttc/.otf). Nanum has no oblique; the regular face stands in.
+NANUM_DIR = Path("/usr/share/fonts/truetype/nanum")
+HANGUL = Typeface("NanumGothic", "NanumGothicBold", "NanumGothic")
+
+
+def typeface(script: str) -> Typeface:
+    """The typeface of ``script``, its TrueType fonts registered with reportlab on first use."""
+    if script == "latin":
+        return LATIN
+    for name in {HANGUL.regular, HANGUL.bold}:
+        if name in pdfmetrics.getRegisteredFontNames():
+            continue
+        path = NANUM_DIR / f"{name}.ttf"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: Korean sample PDFs need the Debian package fonts-nanum")
+        pdfmetrics.registerFont(TTFont(name, str(path)))
+    pdfmetrics.registerFontFamily(HANGUL.regular, normal=HANGUL.regular, bold=HANGUL.bold, italic=HANGUL.oblique, boldItalic=HANGUL.bold)
+    return HANGUL
+
+
+def styles_for(face: Typeface) -> dict[str, ParagraphStyle]:
+    body = ParagraphStyle("body", fontName=face.regular, fontSize=10, leading=13.5, spaceAfter=6)
+    return {
+        "body": body,
+        "step": ParagraphStyle("step", parent=body, leftIndent=14, spaceAfter=4),
+        "warning": ParagraphStyle("warning", parent=body, spaceBefore=4, spaceAfter=8),
+        "ref": ParagraphStyle("ref", parent=body, leftIndent=14, spaceAfter=2),
+        "title": ParagraphStyle("title", fontName=face.bold, fontSize=16, leading=20, spaceAfter=4),
+        "meta": ParagraphStyle("meta", fontName=face.regular, fontSize=9, leading=12, spaceAfter=14),
+        "h1": ParagraphStyle("h1", fontName=face.bold, fontSize=13, leading=16, spaceBefore=10, spaceAfter=5),
+        "h2": ParagraphStyle("h2", fontName=face.bold, fontSize=11, leading=14, spaceBefore=6, spaceAfter=4),
+        "caption": ParagraphStyle("caption", fontName=face.bold, fontSize=9.5, leading=12, spaceBefore=4, spaceAfter=4),
+        "figcaption": ParagraphStyle(
+            "figcaption", fontName=face.oblique, fontSize=9.5, leading=12, alignment=TA_CENTER,
+            spaceBefore=4, spaceAfter=8,
+        ),
+        "footnote": ParagraphStyle("footnote", fontName=face.regular, fontSize=8, leading=10),
+        "cell": ParagraphStyle("cell", fontName=face.regular, fontSize=9, leading=11),
+    }
+
+
+STYLES = styles_for(LATIN)
 # Part of every PDF's bytes, hence of every content hash: left as it is so the corpus keeps
 # its hashes (and stores built from it stay current).
 FIXED_META = dict(author="Document Control", creator="evidence_pipeline.samples", producer="ReportLab")
 
 
 class _Tracker:
-    """Pages on which keyed flowables were drawn during one build."""
+    """One build: its typeface and styles, and the pages on which keyed flowables were drawn."""
 
-    def __init__(self) -> None:
+    def __init__(self, face: Typeface = LATIN) -> None:
         self.pages: dict[str, list[int]] = {}
+        self.face = face
+        self.styles = STYLES if face == LATIN else styles_for(face)
 
     def mark(self, key: str, page: int) -> None:
         seen = self.pages.setdefault(key, [])
@@ -132,8 +165,8 @@ def _markup(p: P) -> str:
 
 def _para(text: str, style: str, key: str | None, tracker: _Tracker) -> Paragraph:
     if key is None:
-        return Paragraph(text, STYLES[style])
-    return _TrackedParagraph(text, STYLES[style], key, tracker)
+        return Paragraph(text, tracker.styles[style])
+    return _TrackedParagraph(text, tracker.styles[style], key, tracker)
 
 
 def _table_flowables(t: T, context: P | None, heading: Flowable | None, tracker: _Tracker) -> list[Flowable]:
@@ -151,13 +184,14 @@ def _table_flowables(t: T, context: P | None, heading: Flowable | None, tracker:
         data.append(["" if (r, c) in covered else v for c, v in enumerate(row)])
     for row in t.body_rows:
         data.append(
-            [Paragraph(escape(v), STYLES["cell"]) if c in t.wrap_cols else v for c, v in enumerate(row)]
+            [Paragraph(escape(v), tracker.styles["cell"]) if c in t.wrap_cols else v for c, v in enumerate(row)]
         )
+    face = tracker.face
     table = _TrackedTable(data, colWidths=t.col_widths, repeatRows=n_head, hAlign="LEFT")
     table._key, table._tracker = f"{t.key}", tracker
     cmds: list[tuple] = [
-        ("FONT", (0, 0), (-1, n_head - 1), "Helvetica-Bold", 9),
-        ("FONT", (0, n_head), (-1, -1), "Helvetica", 9),
+        ("FONT", (0, 0), (-1, n_head - 1), face.bold, 9),
+        ("FONT", (0, n_head), (-1, -1), face.regular, 9),
         ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ("TOPPADDING", (0, 0), (-1, -1), 2.5),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
@@ -166,7 +200,7 @@ def _table_flowables(t: T, context: P | None, heading: Flowable | None, tracker:
     ]
     if t.compact:
         cmds += [
-            ("FONT", (0, n_head), (-1, -1), "Helvetica", 8.5),
+            ("FONT", (0, n_head), (-1, -1), face.regular, 8.5),
             ("TOPPADDING", (0, 0), (-1, -1), 1.5),
             ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
         ]
@@ -227,12 +261,13 @@ def _figure_drawing() -> Drawing:
 
 
 def _story(spec: DocSpec, tracker: _Tracker) -> list[Flowable]:
+    labels = spec.labels
     story: list[Flowable] = [
         _para(escape(spec.title_line), "title", "title", tracker),
         Paragraph(
-            f"Revision {escape(spec.revision)} &nbsp;|&nbsp; Effective date {spec.effective}"
-            f" &nbsp;|&nbsp; Owner: {escape(spec.owner)}",
-            STYLES["meta"],
+            f"{labels.revision} {escape(spec.revision)} &nbsp;|&nbsp; {labels.effective_date} {spec.effective}"
+            f" &nbsp;|&nbsp; {labels.owner} {escape(spec.owner)}",
+            tracker.styles["meta"],
         ),
     ]
     blocks = spec.blocks
@@ -274,7 +309,7 @@ def _story(spec: DocSpec, tracker: _Tracker) -> list[Flowable]:
                     inner.append(_heading(sub, tracker))
                 else:
                     # Plain paragraphs so the columns can balance by splitting them.
-                    inner.append(Paragraph(_markup(sub), STYLES[sub.style]))
+                    inner.append(Paragraph(_markup(sub), tracker.styles[sub.style]))
             story.append(_PageMark("columns", tracker))
             story.append(BalancedColumns(inner, nCols=2, innerPadding=14, name=f"{spec.doc_id}-cols"))
     return story
@@ -288,6 +323,7 @@ def _heading(h: H, tracker: _Tracker) -> Paragraph:
 
 def _render(spec: DocSpec, total_pages: int, tracker: _Tracker) -> tuple[bytes, int]:
     size = A4 if spec.page_size == "A4" else LETTER
+    labels = spec.labels
     width, height = size
     buf = BytesIO()
     doc = BaseDocTemplate(
@@ -306,18 +342,18 @@ def _render(spec: DocSpec, total_pages: int, tracker: _Tracker) -> tuple[bytes, 
     def furniture(canvas, _doc) -> None:
         canvas.saveState()
         top = height - 1.5 * cm
-        canvas.setFont("Helvetica-Bold", 8.5)
-        canvas.drawString(doc.leftMargin, top, f"{spec.doc_id} Rev. {spec.revision}")
-        canvas.setFont("Helvetica", 8.5)
+        canvas.setFont(tracker.face.bold, 8.5)
+        canvas.drawString(doc.leftMargin, top, f"{spec.doc_id} {labels.header_revision} {spec.revision}")
+        canvas.setFont(tracker.face.regular, 8.5)
         canvas.drawRightString(width - doc.rightMargin, top, spec.title)
         canvas.setLineWidth(0.6)
         canvas.line(doc.leftMargin, top - 5, width - doc.rightMargin, top - 5)
         bottom = 1.3 * cm
         canvas.line(doc.leftMargin, bottom + 11, width - doc.rightMargin, bottom + 11)
-        canvas.setFont("Helvetica", 8)
-        canvas.drawString(doc.leftMargin, bottom, f"Effective {spec.effective} - CONFIDENTIAL")
+        canvas.setFont(tracker.face.regular, 8)
+        canvas.drawString(doc.leftMargin, bottom, labels.footer.format(effective=spec.effective))
         canvas.drawRightString(
-            width - doc.rightMargin, bottom, f"Page {canvas.getPageNumber()} of {total_pages}"
+            width - doc.rightMargin, bottom, labels.page.format(page=canvas.getPageNumber(), total=total_pages)
         )
         canvas.restoreState()
 
@@ -330,8 +366,9 @@ def _render(spec: DocSpec, total_pages: int, tracker: _Tracker) -> tuple[bytes, 
 def render(spec: DocSpec) -> tuple[bytes, SampleTruth]:
     """Render one document and derive its ground truth from where things landed."""
     # First pass counts pages for the "Page X of Y" footer; the second is the real one.
-    _, n_pages = _render(spec, 0, _Tracker())
-    tracker = _Tracker()
+    face = typeface(spec.script)
+    _, n_pages = _render(spec, 0, _Tracker(face))
+    tracker = _Tracker(face)
     pdf, n_pages_final = _render(spec, n_pages, tracker)
     assert n_pages_final == n_pages, "page count changed between passes"
     return pdf, truth_from_pages(spec, n_pages, tracker.pages)

@@ -82,6 +82,31 @@ class Q:
     at: str  # tracker key whose page is the question's page
 
 
+@dataclass(frozen=True)
+class Labels:
+    """The words a rendered page prints around the content (meta line, running header/footer)."""
+
+    revision: str = "Revision"
+    effective_date: str = "Effective date"
+    owner: str = "Owner:"
+    header_revision: str = "Rev."
+    footer: str = "Effective {effective} - CONFIDENTIAL"
+    page: str = "Page {page} of {total}"
+    step: str = "Step"
+
+
+ENGLISH = Labels()
+KOREAN = Labels(
+    revision="개정",
+    effective_date="시행일",
+    owner="담당 부서:",
+    header_revision="개정",
+    footer="시행일 {effective} - 대외비",
+    page="{page} / {total} 페이지",
+    step="단계",
+)
+
+
 @dataclass
 class DocSpec:
     doc_id: str
@@ -92,6 +117,9 @@ class DocSpec:
     page_size: Literal["A4", "Letter"]
     blocks: list[Block]
     questions: list[Q]
+    # "hangul": body text in Korean, set in NanumGothic (Debian's fonts-nanum) instead of Helvetica.
+    script: Literal["latin", "hangul"] = "latin"
+    labels: Labels = ENGLISH
 
     @property
     def title_line(self) -> str:
@@ -101,9 +129,9 @@ class DocSpec:
         return [b for b in self.blocks if isinstance(b, T)]
 
 
-def steps(start: int, texts: list[str]) -> list[P]:
+def steps(start: int, texts: list[str], labels: Labels = ENGLISH) -> list[P]:
     """Numbered procedure steps ("Step 3 ...") starting at ``start``."""
-    return [P(text, lead=f"Step {start + i}", style="step") for i, text in enumerate(texts)]
+    return [P(text, lead=f"{labels.step} {start + i}", style="step") for i, text in enumerate(texts)]
 
 
 def references(texts: list[str]) -> list[P]:
