@@ -113,6 +113,7 @@ def _col_of(x: float, edges: list[float]) -> int:
 
 
 def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
+    rules = rules.joined_verticals()
     phrases = _phrases(words, rules)
     if not phrases:
         return Grid(0, 0)
