@@ -9,14 +9,20 @@ from __future__ import annotations
 import html
 import re
 
-_MARKS = r"[*†‡§¶]+|[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ]+"
+_SUPER_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUPER_LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
+_MARKS = rf"[*†‡§¶]+|[{_SUPER_DIGITS}{_SUPER_LETTERS}]+"
 _FOOTNOTE_MARK = re.compile(rf"^(?P<value>.*?\S)\s*(?P<mark>{_MARKS})$")
 # A footnote line opens with its marker: "* text", "† text", "a) text", "1. text", "¹ text".
-_FOOTNOTE_LINE = re.compile(rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s))\s*(?P<text>\S.*)$")
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ", "0123456789abcde")
+# A lone lower-case letter opens a note too ("a Temperature, pulse ..."): footnotes keyed to
+# superscript letters in the table print the letter on the baseline of a smaller line.
+_FOOTNOTE_LINE = re.compile(
+    rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s)|[a-z](?=\s+[A-Z(<>~≤≥\d]))\s*(?P<text>\S.*)$"
+)
+_SUPERSCRIPT = str.maketrans(_SUPER_DIGITS + _SUPER_LETTERS, "0123456789abcdefghijklmnoprstuvwxyz")
 
 
-def _norm_mark(mark: str) -> str:
+def norm_mark(mark: str) -> str:
     return mark.translate(_SUPERSCRIPT).strip("().")
 
 
@@ -26,7 +32,7 @@ def footnote_map(footnotes: list[str]) -> dict[str, str]:
     for line in footnotes:
         m = _FOOTNOTE_LINE.match(line)
         if m:
-            notes.setdefault(_norm_mark(m.group("mark")), m.group("text").strip())
+            notes.setdefault(norm_mark(m.group("mark")), m.group("text").strip())
     return notes
 
 
@@ -35,9 +41,9 @@ def resolve_marker(value: str, notes: dict[str, str]) -> str:
     if not notes:
         return value
     bare, mark = split_marker(value)
-    if mark is None or _norm_mark(mark) not in notes:
+    if mark is None or norm_mark(mark) not in notes:
         return value
-    return f"{bare} (note: {notes[_norm_mark(mark)]})"
+    return f"{bare} (note: {notes[norm_mark(mark)]})"
 
 
 def column_hierarchy(paths: list[str]) -> str:
@@ -94,7 +100,7 @@ def row_sentence(row: list[str], paths: list[str], row_header_cols: int, notes: 
     """``Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8``."""
     head_parts: list[str] = []
     for c in range(min(row_header_cols, len(row))):
-        text = row[c].strip()
+        text = resolve_marker(row[c].strip(), notes or {})
         if text and text not in head_parts:
             head_parts.append(text)
     cells = []

@@ -40,9 +40,10 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                     cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals
                 )
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
+                    raised = superscript(w.text) if _raised_marker(w, cur, row.size, gap) else None
                     cur = Span(
                         cur.index,
-                        f"{cur.text} {w.text}" if gap > 0.08 * w.size else cur.text + w.text,
+                        cur.text + raised if raised else f"{cur.text} {w.text}" if gap > 0.08 * w.size else cur.text + w.text,
                         cur.box.union(w.box),
                         cur.font,
                         cur.bold and w.bold,
@@ -54,6 +55,29 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
         if cur is not None:
             out.append(cur)
     return _attach_currency_signs(out, rules)
+
+
+_SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def superscript(text: str) -> str | None:
+    """A footnote marker in superscript characters ("a" -> "ᵃ"), or None when one has none."""
+    chars = [_SUPERSCRIPTS.get(ch) for ch in text]
+    return "".join(chars) if all(chars) else None  # type: ignore[arg-type]
+
+
+def _raised_marker(w: Span, before: Span, line_size: float, gap: float) -> bool:
+    """A footnote marker set small and raised right after a word ("Vital Signs" + "a"): its
+    bottom sits well above the word's and nothing separates them. Kept apart from the word
+    (as a superscript) so the label reads "Vital Signsᵃ" and the marker resolves."""
+    return (
+        len(w.text) <= 2
+        and w.text.isalnum()
+        and gap <= 0.08 * line_size
+        and w.box.height <= 0.7 * line_size
+        and w.box.b <= before.box.b - 0.2 * line_size
+        and not before.text[-1:].isspace()
+    )
 
 
 def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
