@@ -46,6 +46,42 @@ def resolve_marker(value: str, notes: dict[str, str]) -> str:
     return f"{bare} (note: {notes[norm_mark(mark)]})"
 
 
+_NUMBER = re.compile(r"^[\s$€£¥%()\-–—+.,:/0-9]+$")
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def is_key_value(rows: list[list[str]]) -> bool:
+    """A two-column table of fields and their values ("Sponsor | Elpida Therapeutics"), read
+    from its shape alone: short labels on the left, no row that heads the values. Its first
+    row is a field like the others unless it stands apart from them: a short label over
+    long values, or words over numbers.
+    """
+    if not rows or any(len(r) != 2 for r in rows):
+        return False
+    pairs = [(a.strip(), b.strip()) for a, b in rows]
+    labels = [a for a, _ in pairs if a]
+    values = [b for _, b in pairs if b]
+    if len(labels) < 2 or len(values) < 2:
+        return False
+    if any(_words(a) > 8 or len(a) > 60 or _NUMBER.match(a) for a in labels):
+        return False
+    if sum(_words(a) for a in labels) > sum(_words(b) for b in values):
+        return False  # the left column carries the text: not labels
+    first_label, first_value = pairs[0]
+    if not first_label or not first_value or first_label.endswith(":"):
+        return bool(first_label and first_value)
+    body = [b for _, b in pairs[1:] if b]
+    numbers = sum(bool(_NUMBER.match(b)) for b in body)
+    if numbers * 2 > len(body) and not _NUMBER.match(first_value):
+        return False  # words over numbers: a header row
+    body_words = sorted(_words(b) for b in body)
+    median = body_words[len(body_words) // 2]
+    return not (_words(first_value) <= 4 and 3 * _words(first_value) < median)
+
+
 def column_hierarchy(paths: list[str]) -> str:
     """'Stream | Flow rate (mL/min): Min, Max | Pressure (bar): Min, Max'."""
     groups: list[tuple[str, list[str]]] = []
@@ -112,6 +148,8 @@ def row_sentence(row: list[str], paths: list[str], row_header_cols: int, notes: 
         label = paths[c] if c < len(paths) else ""
         cells.append(f"{label}: {value}" if label else value)
     head = " / ".join(head_parts)
+    if head and len(cells) == 1 and not any(paths):  # a field and its value, no column names
+        return f"{head.rstrip(':').rstrip()}: {cells[0]}"
     if head and cells:
         return f"{head} | " + "; ".join(cells)
     return head or "; ".join(cells)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
+from evidence_pipeline.tables import is_key_value
 from evidence_pipeline.text import FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
@@ -103,7 +104,7 @@ def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], l
     root = parts[0]
     grid = root.grid()
     n_header = root.header_rows
-    if n_header == 0 and len(grid) > 1 and _looks_like_header(grid[0]):
+    if n_header == 0 and len(grid) > 1 and _looks_like_header(grid[0]) and not is_key_value(grid):
         n_header = 1  # an unflagged first row of labels over a body is a header in practice
     header = grid[:n_header]
     rows = grid[n_header:]

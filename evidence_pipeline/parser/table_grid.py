@@ -74,7 +74,7 @@ def _raised_marker(w: Span, before: Span, line_size: float, gap: float) -> bool:
         len(w.text) <= 2
         and w.text.isalnum()
         and gap <= 0.08 * line_size
-        and w.box.height <= 0.7 * line_size
+        and (w.box.height <= 0.7 * line_size or w.box.height <= 0.85 * line_size and w.box.t < before.box.t - 0.1 * line_size)
         and w.box.b <= before.box.b - 0.2 * line_size
         and not before.text[-1:].isspace()
     )

@@ -68,7 +68,7 @@ def _inside_line(a: Box, b: Box) -> bool:
     """A small glyph run (a raised footnote marker) that lies within the height of a line
     twice its size belongs to that line, whichever of the two came first."""
     small, big = (a, b) if a.height <= b.height else (b, a)
-    return small.height <= 0.6 * big.height and big.t - 0.25 * big.height <= small.t and small.b <= big.b + 0.5
+    return small.height <= 0.85 * big.height and big.t - 0.5 * big.height <= small.t and small.b <= big.b - 0.2 * big.height
 
 
 def is_numeric(text: str) -> bool:
