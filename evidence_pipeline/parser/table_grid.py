@@ -176,7 +176,9 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
 
     value_left = min((e[0] for e in ext[1:] if e is not None), default=box.r)
     h_rules = [(y, x0, x1) for y, x0, x1 in rules.horizontal if x1 - x0 >= 0.15 * box.width]
-    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2] + _rule_breaks(drawn, edges, box), 2.0)
+    # a break that cuts through text (a label centred on two lines) ends a drawn segment, not a row
+    breaks = [y for y in _rule_breaks(drawn, edges, box) if not any(s.box.t + 1 < y < s.box.b - 1 for s in phrases)]
+    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2] + breaks, 2.0)
     # Rulings every row or so make a grid. Lines with an empty stub column are wrapped text
     # of the row above, so only lines that start in the stub column count as possible rows.
     stub_lines = [ln for ln in lines if _col_of(ln[0].box.l + 1, edges) == 0]
