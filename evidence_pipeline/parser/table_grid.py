@@ -57,6 +57,14 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
     return _attach_currency_signs(out, rules)
 
 
+def join_lines(first: str, then: str) -> str:
+    """Two lines of one cell as one text; a word hyphenated at the line end stays one word
+    ("parent-" + "proxy)" -> "parent-proxy)")."""
+    if len(first) >= 2 and first.endswith("-") and first[-2].isalpha() and then[:1].islower():
+        return first + then
+    return f"{first} {then}"
+
+
 _SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
 
 
@@ -216,7 +224,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
                 if cell is None:
                     slots[(r, 0)] = GridCell(r, 0, s.text, s.box, bold=s.bold)
                 else:
-                    cell.text = f"{cell.text} {s.text}"
+                    cell.text = join_lines(cell.text, s.text)
                     cell.box = cell.box.union(s.box)
                     cell.bold = cell.bold and s.bold
                 continue
@@ -234,7 +242,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             if cell is None:
                 slots[(r, c0)] = GridCell(r, c0, s.text, s.box, col_span=c1 - c0 + 1, bold=s.bold)
             else:
-                cell.text = f"{cell.text} {s.text}"
+                cell.text = join_lines(cell.text, s.text)
                 cell.box = cell.box.union(s.box)
                 cell.col_span = max(cell.col_span, c1 - c0 + 1)
                 cell.bold = cell.bold and s.bold
