@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from evidence_pipeline.parser import Parser
 
 # Bump when a change to parsing, units or children changes what gets indexed.
-PIPELINE_VERSION = "3"
+PIPELINE_VERSION = "4"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -9,14 +9,20 @@ from __future__ import annotations
 import html
 import re
 
-_MARKS = r"[*†‡§¶]+|[⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ]+"
+_SUPER_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUPER_LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
+_MARKS = rf"[*†‡§¶]+|[{_SUPER_DIGITS}{_SUPER_LETTERS}]+"
 _FOOTNOTE_MARK = re.compile(rf"^(?P<value>.*?\S)\s*(?P<mark>{_MARKS})$")
 # A footnote line opens with its marker: "* text", "† text", "a) text", "1. text", "¹ text".
-_FOOTNOTE_LINE = re.compile(rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s))\s*(?P<text>\S.*)$")
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉ", "0123456789abcde")
+# A lone lower-case letter opens a note too ("a Temperature, pulse ..."): footnotes keyed to
+# superscript letters in the table print the letter on the baseline of a smaller line.
+_FOOTNOTE_LINE = re.compile(
+    rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s)|[a-z](?=\s+[A-Z(<>~≤≥\d]))\s*(?P<text>\S.*)$"
+)
+_SUPERSCRIPT = str.maketrans(_SUPER_DIGITS + _SUPER_LETTERS, "0123456789abcdefghijklmnoprstuvwxyz")
 
 
-def _norm_mark(mark: str) -> str:
+def norm_mark(mark: str) -> str:
     return mark.translate(_SUPERSCRIPT).strip("().")
 
 
@@ -26,7 +32,7 @@ def footnote_map(footnotes: list[str]) -> dict[str, str]:
     for line in footnotes:
         m = _FOOTNOTE_LINE.match(line)
         if m:
-            notes.setdefault(_norm_mark(m.group("mark")), m.group("text").strip())
+            notes.setdefault(norm_mark(m.group("mark")), m.group("text").strip())
     return notes
 
 
@@ -35,9 +41,45 @@ def resolve_marker(value: str, notes: dict[str, str]) -> str:
     if not notes:
         return value
     bare, mark = split_marker(value)
-    if mark is None or _norm_mark(mark) not in notes:
+    if mark is None or norm_mark(mark) not in notes:
         return value
-    return f"{bare} (note: {notes[_norm_mark(mark)]})"
+    return f"{bare} (note: {notes[norm_mark(mark)]})"
+
+
+_NUMBER = re.compile(r"^[\s$€£¥%()\-–—+.,:/0-9]+$")
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def is_key_value(rows: list[list[str]]) -> bool:
+    """A two-column table of fields and their values ("Sponsor | Elpida Therapeutics"), read
+    from its shape alone: short labels on the left, no row that heads the values. Its first
+    row is a field like the others unless it stands apart from them: a short label over
+    long values, or words over numbers.
+    """
+    if not rows or any(len(r) != 2 for r in rows):
+        return False
+    pairs = [(a.strip(), b.strip()) for a, b in rows]
+    labels = [a for a, _ in pairs if a]
+    values = [b for _, b in pairs if b]
+    if len(labels) < 2 or len(values) < 2:
+        return False
+    if any(_words(a) > 8 or len(a) > 60 or _NUMBER.match(a) for a in labels):
+        return False
+    if sum(_words(a) for a in labels) > sum(_words(b) for b in values):
+        return False  # the left column carries the text: not labels
+    first_label, first_value = pairs[0]
+    if not first_label or not first_value or first_label.endswith(":"):
+        return bool(first_label and first_value)
+    body = [b for _, b in pairs[1:] if b]
+    numbers = sum(bool(_NUMBER.match(b)) for b in body)
+    if numbers * 2 > len(body) and not _NUMBER.match(first_value):
+        return False  # words over numbers: a header row
+    body_words = sorted(_words(b) for b in body)
+    median = body_words[len(body_words) // 2]
+    return not (_words(first_value) <= 4 and 3 * _words(first_value) < median)
 
 
 def column_hierarchy(paths: list[str]) -> str:
@@ -94,7 +136,7 @@ def row_sentence(row: list[str], paths: list[str], row_header_cols: int, notes: 
     """``Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8``."""
     head_parts: list[str] = []
     for c in range(min(row_header_cols, len(row))):
-        text = row[c].strip()
+        text = resolve_marker(row[c].strip(), notes or {})
         if text and text not in head_parts:
             head_parts.append(text)
     cells = []
@@ -106,6 +148,8 @@ def row_sentence(row: list[str], paths: list[str], row_header_cols: int, notes: 
         label = paths[c] if c < len(paths) else ""
         cells.append(f"{label}: {value}" if label else value)
     head = " / ".join(head_parts)
+    if head and len(cells) == 1 and not any(paths):  # a field and its value, no column names
+        return f"{head.rstrip(':').rstrip()}: {cells[0]}"
     if head and cells:
         return f"{head} | " + "; ".join(cells)
     return head or "; ".join(cells)

@@ -14,6 +14,8 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
+from evidence_pipeline.table_notes import notes_after
+from evidence_pipeline.tables import is_key_value
 from evidence_pipeline.text import FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
@@ -102,7 +104,7 @@ def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], l
     root = parts[0]
     grid = root.grid()
     n_header = root.header_rows
-    if n_header == 0 and len(grid) > 1 and _looks_like_header(grid[0]):
+    if n_header == 0 and len(grid) > 1 and _looks_like_header(grid[0]) and not is_key_value(grid):
         n_header = 1  # an unflagged first row of labels over a body is a header in practice
     header = grid[:n_header]
     rows = grid[n_header:]
@@ -267,7 +269,7 @@ def build_units(
         caption, caption_source, header = _find_caption(items, i, last_index, item, header, options, used)
         before = _context(items, range(i - 1, -1, -1), item, options, used, above=True)
         footnotes = list(dict.fromkeys([*item.footnotes, *(f for p in parts[1:] for f in p.footnotes)]))
-        after, extra_notes = _after(items, range(last_index + 1, len(items)), last, options, used)
+        after, extra_notes = _after(items, range(last_index + 1, len(items)), last, options, used, [*header, *rows], footnotes)
         footnotes += [n for n in extra_notes if n not in footnotes]
 
         pages = sorted({p for part in parts for p in (part.pages or [part.page]) if p is not None})
@@ -318,16 +320,24 @@ def _context(items, indices: Iterable[int], table: Table, options: UnitOptions, 
     return taken[::-1] if above else taken
 
 
-def _after(items, indices: range, table: Table, options: UnitOptions, used: set[int]) -> tuple[list[str], list[str]]:
+def _after(
+    items, indices: range, table: Table, options: UnitOptions, used: set[int], cells: list[list[str]], known: list[str]
+) -> tuple[list[str], list[str]]:
+    """The footnotes right after a table (labelled ones, then notes for its unresolved
+    markers: see ``table_notes``) and the context paragraphs after them."""
     notes: list[str] = []
+    start = indices.start
     for j in indices:
         block = items[j]
         if isinstance(block, TextBlock) and block.label == "footnote" and j not in used:
             notes.append(block.text.strip())
             used.add(j)
+            start = j + 1
             continue
         break
-    start = indices.start + len(notes)
+    before = len(used)
+    notes += notes_after(items, start, table, cells, [*known, *notes], used)
+    start += len(used) - before
     return _context(items, range(start, indices.stop), table, options, used, above=False), notes
 
 

@@ -71,3 +71,40 @@ def test_markup_in_header_and_caption_is_escaped():
     html = table_html([["<b>Item</b>", "<b>Item</b>", "Max & Min"]], [["a", "b", "c"]], caption="Limits <script>x</script>")
     assert '<th colspan="2">&lt;b&gt;Item&lt;/b&gt;</th><th>Max &amp; Min</th>' in html
     assert "<caption>Limits &lt;script&gt;x&lt;/script&gt;</caption>" in html
+
+
+def test_key_value_tables_are_told_from_tables_with_a_header_row():
+    from evidence_pipeline.tables import is_key_value
+
+    assert is_key_value([["Study Title", "A natural history study of CMT4J"], ["Sponsor", "Elpida Therapeutics"], ["Phase", "Observational"]])
+    assert is_key_value([["ADL", "Activities of Daily Living"], ["AE", "adverse event"], ["ALT", "alanine transaminase"]])
+    assert is_key_value([["Company Name:", "Lutronic, Inc."], ["Address:", "19 Fortune Drive"], ["", "Billerica, MA"]])
+    # a short header over long definitions, words over numbers, labels longer than values
+    assert not is_key_value([["Descriptor", "Definition"], ["Unrelated", " ".join(["word"] * 30)], ["Possible", " ".join(["word"] * 25)]])
+    assert not is_key_value([["Parameter", "Value"], ["Temperature", "25"], ["Pressure", "1.2"]])
+    assert not is_key_value([["Sponsor Statement and Signature Page", "2"], ["Contact Information", "2"], ["Compliance", "4"]])
+    assert not is_key_value([["a", "b", "c"], ["d", "e", "f"]])
+
+
+def test_a_field_and_its_value_read_as_one_phrase():
+    assert row_sentence(["Sponsor:", "Elpida Therapeutics"], ["", ""], 1) == "Sponsor: Elpida Therapeutics"
+    assert row_sentence(["Sponsor", "Elpida"], ["Field", "Value"], 1) == "Sponsor | Value: Elpida"
+
+
+def test_superscript_letter_markers_on_row_labels_resolve():
+    from evidence_pipeline.tables import footnote_map
+
+    notes = footnote_map(["a Temperature and pulse.", "m Subjects 2 to 18 years", "*Video capture is used."])
+    assert notes == {"a": "Temperature and pulse.", "m": "Subjects 2 to 18 years", "*": "Video capture is used."}
+    assert split_marker("PedsQLᵐ") == ("PedsQL", "ᵐ")
+    assert row_sentence(["Vital Signsᵃ", "X"], ["Visit", "Baseline"], 1, notes) == "Vital Signs (note: Temperature and pulse.) | Baseline: X"
+
+
+def test_notes_sharing_a_paragraph_split_at_the_expected_markers():
+    from evidence_pipeline.table_notes import split_notes, table_marks
+
+    marks = table_marks([["Vital Signsᵃ", "X"], ["Exam ᵇ", ""], ["Grip ᶜ", "X"]])
+    assert marks == ["a", "b", "c"]
+    text = "a Pulse taken seated, a cuff on the arm. b Heart and lungs c Dominant hand"
+    assert split_notes(text, marks) == ["a Pulse taken seated, a cuff on the arm.", "b Heart and lungs", "c Dominant hand"]
+    assert split_notes("Pulse taken seated", marks) == []

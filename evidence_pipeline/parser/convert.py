@@ -15,6 +15,7 @@ from docling_core.types.doc import DoclingDocument, TableItem
 from evidence_pipeline.parser.docling_items import Entry, read_entries, table_cells
 from evidence_pipeline.parser.headings import demote_non_headings, repeated_headings, structural_levels, table_titles
 from evidence_pipeline.parser.page_furniture import place_furniture, repeated_furniture
+from evidence_pipeline.parser.reading_order import reorder_pages
 from evidence_pipeline.parser.text_lines import FOOTNOTE_MARKER_RE
 from evidence_pipeline.records import ParsedDoc, Table, TextBlock
 from evidence_pipeline.text import FIGURE_CAPTION_RE, OTHER_CAPTION_RE, TABLE_CAPTION_RE
@@ -48,6 +49,7 @@ def docling_to_parsed(
     (for PDFs, whose levels Docling can only guess from style)."""
     entries, by_ref = read_entries(doc)
 
+    reorder_pages(entries, doc)
     place_furniture(entries, doc)
     repeated_furniture(entries, doc)
     demote_non_headings(entries)
@@ -227,7 +229,7 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             first = by_id[prev.id].continues or prev.id
             update: dict = {"continues": first}
             head = by_id[first]
-            if cur.header_rows and head.header_rows and _row_texts(cur, 0) != _row_texts(head, 0):
+            if cur.header_rows and (not head.header_rows or _row_texts(cur, 0) != _row_texts(head, 0)):
                 # Rows of a continued part are data unless they repeat the first part's header.
                 update["header_rows"] = 0
                 update["cells"] = [c.model_copy(update={"column_header": False, "row_header": c.col == 0 and cur.n_cols > 1}) for c in cur.cells]

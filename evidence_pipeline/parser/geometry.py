@@ -92,6 +92,28 @@ class Rules:
                 rules.vertical.append((b.cx, b.t, b.b))
         return rules
 
+    def joined_verticals(self, gap: float = 1.5, tol: float = 1.0) -> "Rules":
+        """The same rulings with collinear vertical segments that (nearly) touch joined into one.
+
+        Word processors draw a table's column rulings cell by cell: one short segment per row.
+        Joined, they show the column edge that runs the table's height."""
+        lines: list[list[tuple[float, float, float]]] = []  # segments at one x
+        for v in sorted(self.vertical):
+            if lines and v[0] - lines[-1][-1][0] <= tol:
+                lines[-1].append(v)
+            else:
+                lines.append([v])
+        joined: list[tuple[float, float, float]] = []
+        for line in lines:
+            x = line[0][0]
+            start = len(joined)
+            for _, y0, y1 in sorted(line, key=lambda v: v[1]):
+                if len(joined) > start and y0 <= joined[-1][2] + gap:
+                    joined[-1] = (x, joined[-1][1], max(joined[-1][2], y1))
+                else:
+                    joined.append((x, y0, y1))
+        return Rules(horizontal=list(self.horizontal), vertical=joined, fills=list(self.fills))
+
     def inside(self, box: Box, tol: float = 2.0) -> "Rules":
         ex = box.expanded(tol)
         return Rules(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span
 from evidence_pipeline.parser.text_lines import is_numeric
+from evidence_pipeline.tables import is_key_value
 
 LEADING_SYMBOLS = {"$", "€", "£", "¥", "US$"}
 TRAILING_SYMBOLS = {"%", ")", "%)", "pts", "bps"}
@@ -171,12 +172,20 @@ def count_header_rows(grid: Grid) -> int:
             and filled >= grid.n_cols - 1
             and not any(is_numeric(c.text) and not _looks_like_year(c.text) for c in first)
             and (any_numeric_body or body_bold or grid.n_cols >= 2)
+            and not (grid.n_cols == 2 and is_key_value(_texts(grid)))
         ):
             h = 1
     for c in grid.cells:  # a header cell that spans down keeps the rows it covers in the header
         if c.row < h:
             h = max(h, c.row + c.row_span)
     return min(h, grid.n_rows - 1)
+
+
+def _texts(grid: Grid) -> list[list[str]]:
+    rows = [["" for _ in range(grid.n_cols)] for _ in range(grid.n_rows)]
+    for c in grid.cells:
+        rows[c.row][c.col] = c.text
+    return rows
 
 
 def _looks_like_year(text: str) -> bool:

@@ -72,6 +72,13 @@ class PageAnalyser:
 
     # ------------------------------------------------------------------- text
     def _paragraphs(self, spans: list[Span]) -> list[list[Span]]:
+        left = min((s.box.l for s in spans), default=0.0)
+        right = max((s.box.r for s in spans), default=0.0)
+
+        def full(line: Span) -> bool:
+            """A justified line that runs to the text's right edge: its paragraph goes on."""
+            return line.box.r >= right - 1.5 * line.size and line.box.width >= 0.6 * (right - left)
+
         blocks: list[list[Span]] = []
         for s in sorted(spans, key=lambda s: (s.box.t, s.box.l)):
             starts_new = bool(
@@ -86,7 +93,9 @@ class PageAnalyser:
                 for blk in reversed(blocks):
                     last = blk[-1]
                     gap = s.box.t - last.box.b
-                    if gap > 0.9 * max(s.size, last.size) or gap < -0.5 * s.size:
+                    # double-spaced text (cover pages) keeps its paragraphs when a full line leads on
+                    spaced = full(last) and last.bold == s.bold and abs(last.size - s.size) <= 0.1 * s.size
+                    if gap > (1.8 if spaced else 0.9) * max(s.size, last.size) or gap < -0.5 * s.size:
                         continue
                     if last.box.h_overlap(s.box) <= 0 and abs(last.box.l - s.box.l) > 2 * s.size:
                         continue

@@ -41,9 +41,14 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                     cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals
                 )
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
+                    raised = superscript(w.text) if _raised_marker(w, cur, row.size, gap) else None
                     cur = Span(
                         cur.index,
-                        f"{cur.text} {w.text}" if gap > 0.08 * w.size or between_hangul(cur.text, w.text) else cur.text + w.text,
+                        cur.text + raised
+                        if raised
+                        else f"{cur.text} {w.text}"
+                        if gap > 0.08 * w.size or between_hangul(cur.text, w.text)
+                        else cur.text + w.text,
                         cur.box.union(w.box),
                         cur.font,
                         cur.bold and w.bold,
@@ -55,6 +60,37 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
         if cur is not None:
             out.append(cur)
     return _attach_currency_signs(out, rules)
+
+
+def join_lines(first: str, then: str) -> str:
+    """Two lines of one cell as one text; a word hyphenated at the line end stays one word
+    ("parent-" + "proxy)" -> "parent-proxy)")."""
+    if len(first) >= 2 and first.endswith("-") and first[-2].isalpha() and then[:1].islower():
+        return first + then
+    return f"{first} {then}"
+
+
+_SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def superscript(text: str) -> str | None:
+    """A footnote marker in superscript characters ("a" -> "ᵃ"), or None when one has none."""
+    chars = [_SUPERSCRIPTS.get(ch) for ch in text]
+    return "".join(chars) if all(chars) else None  # type: ignore[arg-type]
+
+
+def _raised_marker(w: Span, before: Span, line_size: float, gap: float) -> bool:
+    """A footnote marker set small and raised right after a word ("Vital Signs" + "a"): its
+    bottom sits well above the word's and nothing separates them. Kept apart from the word
+    (as a superscript) so the label reads "Vital Signsᵃ" and the marker resolves."""
+    return (
+        len(w.text) <= 2
+        and w.text.isalnum()
+        and gap <= 0.08 * line_size
+        and (w.box.height <= 0.7 * line_size or w.box.height <= 0.85 * line_size and w.box.t < before.box.t - 0.1 * line_size)
+        and w.box.b <= before.box.b - 0.2 * line_size
+        and not before.text[-1:].isspace()
+    )
 
 
 def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
@@ -114,6 +150,8 @@ def _col_of(x: float, edges: list[float]) -> int:
 
 
 def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
+    drawn = rules  # segment ends mark row boundaries (see ``_rule_breaks``)
+    rules = rules.joined_verticals()
     phrases = _phrases(words, rules)
     if not phrases:
         return Grid(0, 0)
@@ -151,7 +189,9 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
 
     value_left = min((e[0] for e in ext[1:] if e is not None), default=box.r)
     h_rules = [(y, x0, x1) for y, x0, x1 in rules.horizontal if x1 - x0 >= 0.15 * box.width]
-    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2] + _rule_breaks(rules, edges, box), 2.0)
+    # a break that cuts through text (a label centred on two lines) ends a drawn segment, not a row
+    breaks = [y for y in _rule_breaks(drawn, edges, box) if not any(s.box.t + 1 < y < s.box.b - 1 for s in phrases)]
+    ruled_ys = cluster_values([y for y, _, _ in h_rules if box.t + 2 < y < box.b - 2] + breaks, 2.0)
     # Rulings every row or so make a grid. Lines with an empty stub column are wrapped text
     # of the row above, so only lines that start in the stub column count as possible rows.
     stub_lines = [ln for ln in lines if _col_of(ln[0].box.l + 1, edges) == 0]
@@ -189,7 +229,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
                 if cell is None:
                     slots[(r, 0)] = GridCell(r, 0, s.text, s.box, bold=s.bold)
                 else:
-                    cell.text = f"{cell.text} {s.text}"
+                    cell.text = join_lines(cell.text, s.text)
                     cell.box = cell.box.union(s.box)
                     cell.bold = cell.bold and s.bold
                 continue
@@ -207,7 +247,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             if cell is None:
                 slots[(r, c0)] = GridCell(r, c0, s.text, s.box, col_span=c1 - c0 + 1, bold=s.bold)
             else:
-                cell.text = f"{cell.text} {s.text}"
+                cell.text = join_lines(cell.text, s.text)
                 cell.box = cell.box.union(s.box)
                 cell.col_span = max(cell.col_span, c1 - c0 + 1)
                 cell.bold = cell.bold and s.bold

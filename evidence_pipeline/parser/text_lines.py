@@ -53,7 +53,7 @@ def group_rows(spans: list[Span]) -> list[Row]:
             # a dash's glyph box is a sliver: it must not set the tolerance for its line
             h = max(min(s.box.height, last.height), 0.5 * max(s.box.height, last.height))
             tol = 0.45 * h + 0.5
-            if abs(s.box.cy - last.cy) <= tol:
+            if abs(s.box.cy - last.cy) <= tol or _inside_line(s.box, last):
                 rows[-1].spans.append(s)
                 last = last.union(s.box)
                 continue
@@ -62,6 +62,13 @@ def group_rows(spans: list[Span]) -> list[Row]:
     for r in rows:
         r.spans.sort(key=lambda s: s.box.l)
     return rows
+
+
+def _inside_line(a: Box, b: Box) -> bool:
+    """A small glyph run (a raised footnote marker) that lies within the height of a line
+    twice its size belongs to that line, whichever of the two came first."""
+    small, big = (a, b) if a.height <= b.height else (b, a)
+    return small.height <= 0.85 * big.height and big.t - 0.5 * big.height <= small.t and small.b <= big.b - 0.2 * big.height
 
 
 def is_numeric(text: str) -> bool:

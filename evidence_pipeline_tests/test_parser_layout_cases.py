@@ -1,0 +1,129 @@
+"""Layouts real documents use that the rule parser once read wrong, each pinned on a generated
+PDF (``tools/samples/layout_cases``) and, where the shared corpora hold the case, a real one."""
+
+from pathlib import Path
+
+import pytest
+
+from evidence_pipeline.pipeline import document_card
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.splitting import split_units
+from evidence_pipeline.units import build_units
+from evidence_pipeline_tests.conftest import CORPORA
+
+PROTOCOLS = CORPORA / "clinical-protocols" / "pdfs"
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory) -> dict[str, Path]:
+    from evidence_pipeline.tools.samples.layout_cases import write_layout_cases
+
+    return write_layout_cases(tmp_path_factory.mktemp("layout_cases"))
+
+
+def _units(doc: ParsedDoc):
+    card = document_card(doc)
+    return build_units(doc.model_copy(update={"title": card.title}))
+
+
+def _tables(doc: ParsedDoc):
+    return [u for u in _units(doc) if u.kind == "table"]
+
+
+def test_layout_cases_are_deterministic(tmp_path):
+    from evidence_pipeline.tools.samples.layout_cases import write_layout_cases
+
+    a = write_layout_cases(tmp_path / "a")
+    b = write_layout_cases(tmp_path / "b")
+    assert all(a[name].read_bytes() == b[name].read_bytes() for name in a)
+
+
+def test_key_value_table_has_no_header_and_reads_field_value(cases, parse_cached):
+    from evidence_pipeline.tools.samples.layout_cases import FIELDS
+
+    (unit,) = _tables(parse_cached(cases["key_value"]))
+    assert unit.header == []
+    assert unit.row_sentences == [f"{k}: {v}" for k, v in FIELDS]
+
+
+def test_schedule_labels_stay_in_their_column_and_markers_resolve(cases, parse_cached):
+    from evidence_pipeline.tools.samples.layout_cases import ACTIVITIES, NOTES, VISITS
+
+    (unit,) = _tables(parse_cached(cases["schedule"]))
+    assert unit.header == [["Study Day", *VISITS]]
+    for row, (label, _, marked) in zip(unit.rows, ACTIVITIES):
+        assert row[1:] == ["X" if i in marked else "" for i in range(len(VISITS))], row
+        assert row[0].rstrip("ᵃᵇᶜ") == label
+    assert len(unit.footnotes) == len(NOTES)
+    vital = next(s for s in unit.row_sentences if s.startswith("Vital Signs"))
+    assert vital.startswith(f"Vital Signs (note: {NOTES['a']}) | Baseline: X")
+    assert split_units([unit], 3000) == [unit]
+
+
+def test_title_page_lines_are_kept_whole(cases, parse_cached):
+    from evidence_pipeline.tools.samples.layout_cases import COVER, TITLE_LINES
+
+    doc = parse_cached(cases["title_page"])
+    assert document_card(doc).title == " ".join(TITLE_LINES)
+    bodies = [b for u in _units(doc) if u.kind == "section" for b in u.body]
+    for k, v in COVER:
+        assert f"{k}: {v}" in bodies
+    statement = next(b for b in bodies if b.startswith("The information in this protocol"))
+    assert statement.endswith("ethics committee.")
+    paths = {tuple(u.section_path) for u in _units(doc)}
+    assert ("1. Background",) in paths and ("2. Objectives",) in paths
+
+
+def test_centred_tables_stay_in_their_section(cases, parse_cached):
+    doc = parse_cached(cases["centred_table"])
+    units = _units(doc)
+    assert all(u.section_path == ["1 Reactor limits"] for u in units if u.kind == "table")
+    cleaning = [u for u in units if u.section_path == ["2 Cleaning"]]
+    assert [b for u in cleaning for b in u.body] == ["Clean the vessel with hot water after every batch."]
+
+
+def test_two_column_band_reads_left_column_first(sample_corpus, parse_cached):
+    """SOP-QC-415: full-width sections around a two-column band on page 1."""
+    units = _units(parse_cached(sample_corpus / "SOP-QC-415.pdf"))
+    by_section = {tuple(u.section_path): " ".join(u.body) for u in units if u.kind == "section"}
+    assert "low point of transfer tubing" in by_section[("3 Background",)]
+    assert "low point" not in by_section[("6 Acceptance criteria",)]
+    assert "A failing result requires recleaning" in by_section[("6 Acceptance criteria",)]
+    assert "A failing result" not in by_section[("4 Swab technique",)]
+
+
+needs_protocols = pytest.mark.skipif(not PROTOCOLS.is_dir(), reason="shared corpora not present")
+
+
+@needs_protocols
+def test_real_schedule_of_events(parse_cached):
+    """NCT06151600 p. 26: rulings drawn cell by cell, raised note letters, notes on p. 27."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06151600_Prot_000.pdf", pages=(26, 27))
+    (unit,) = _tables(doc)
+    assert unit.header[0][1:] == ["Screening", "Baseline", "Month 12", "Month 24"]
+    family = next(r for r in unit.rows if r[0] == "Family History")
+    assert family == ["Family History", "", "X", "", ""]
+    assert not any(r[1] == r[0] for r in unit.rows)
+    sentences = unit.row_sentences
+    assert any(s.startswith("Vital Signs (note: Temperature, pulse, blood pressure") for s in sentences)
+    assert any(s.startswith("PedsQL (note: Subjects 2 to 18 years)") for s in sentences)
+
+
+@needs_protocols
+def test_real_key_value_table_and_cover_page(parse_cached):
+    from evidence_pipeline.parser import DoclingParser
+
+    parser = DoclingParser()
+    doc = parser.parse(PROTOCOLS / "NCT06151600_Prot_000.pdf", pages=(6, 6))
+    unit = next(u for u in _tables(doc) if u.rows and u.rows[0][0] == "Study Title")
+    assert unit.header == []
+    assert "Sponsor: Elpida Therapeutics SPC" in unit.row_sentences
+
+    cover = parser.parse(PROTOCOLS / "NCT06149832_Prot_000.pdf", pages=(1, 2))
+    units = _units(cover)
+    bodies = [b for u in units for b in u.body]
+    assert "Principal Investigator: Gao Lei" in bodies
+    assert any(b.startswith("Research Institution: Second Affiliated Hospital") and "(formerly" in b for b in bodies)
+    assert not any(u.section_path and u.section_path[-1].startswith("Principal Investigator (PI)") for u in units)
