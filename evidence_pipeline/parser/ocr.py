@@ -1,0 +1,282 @@
+"""Text for pages without a usable text layer: the page rendered and read by RapidOCR.
+
+The models ship inside the ``rapidocr`` wheel (PP-OCRv6 detection and recognition, the
+PP-OCRv4 line-orientation classifier, as ONNX files in ``rapidocr/models``): nothing is
+downloaded, and the engine is told the paths of those files so no download code runs.
+
+Docling's own OCR stage runs after layout (it refines the layout model's clusters), but the
+rule layout reads text to find its regions; so OCR is a source of page text *inside* the
+layout stage: a page whose text layer is usable costs one pass over its cells; a page
+without one is rendered, read, and its OCR lines and words enter the same layout and
+table rules as docling-parse's cells (top-left origin, PDF points), with rulings found in
+the pixels (``scan_rules``).
+
+A page scanned on its side (text running down the page) is turned upright before it is
+read; its boxes are then scaled to fit the page's own box, so the rules see lines across.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+from docling_core.types.doc import BoundingBox, CoordOrigin
+from docling_core.types.doc.page import BoundingRectangle, TextCell
+
+from evidence_pipeline.parser.geometry import Rules
+from evidence_pipeline.parser.scan_rules import image_rules
+
+RENDER_SCALE = 2.0  # 144 dpi: 10 pt text is 20 px high, plenty for the recognizer's 48 px lines
+OCR_THREADS = 2  # fixed, so the ONNX arithmetic (and the text) never depends on the machine
+MIN_TEXT_CHARS = 20  # fewer letters and digits than this on a page: no usable text layer
+MIN_READABLE_SHARE = 0.5  # below this share of readable characters, the text layer is garbage
+MIN_SCORE = 0.5  # recognizer confidence under which a line is dropped (faint bleed-through)
+_UNMAPPED = re.compile(r"GLYPH<[^>]*>|/uni[0-9A-Fa-f]{4,6}|\ufffd|[\ue000-\uf8ff]")
+_INK_LEVEL = 160  # grey level under which a pixel is ink (blank-page test)
+_MIN_INK_SHARE = 0.001
+
+
+def has_text_layer(cells) -> bool:
+    """Whether a page's text cells carry readable text: enough letters and digits, and most
+    of the printed characters mapped (docling-parse writes unmapped glyphs as ``GLYPH<..>``).
+    Stops reading as soon as the answer is clear, so a born-digital page pays a few cells."""
+    readable = printed = 0
+    for cell in cells:
+        text = cell.text
+        clean = _UNMAPPED.sub("\ufffd", text)
+        for ch in clean:
+            if ch.isspace():
+                continue
+            printed += 1
+            if ch.isalnum() and ch != "\ufffd":
+                readable += 1
+        if readable >= 10 * MIN_TEXT_CHARS and readable >= MIN_READABLE_SHARE * printed:
+            return True
+    return readable >= MIN_TEXT_CHARS and readable >= MIN_READABLE_SHARE * printed
+
+
+@dataclass
+class PageScan:
+    """What OCR read on one page: line and word cells (top-left, PDF points) and rulings."""
+
+    lines: list[TextCell] = field(default_factory=list)
+    words: list[TextCell] = field(default_factory=list)
+    rules: Rules = field(default_factory=Rules)
+    seconds: float = 0.0
+    turned: int = 0  # quarter turns (counter-clockwise) that made the page upright
+
+
+def _packaged_models() -> dict[str, str]:
+    """The ONNX files inside the rapidocr wheel; an error naming them if one is missing."""
+    import rapidocr
+
+    root = Path(rapidocr.__file__).parent / "models"
+    files = {
+        "Det.model_path": root / "PP-OCRv6_det_small.onnx",
+        "Rec.model_path": root / "PP-OCRv6_rec_small.onnx",
+        "Cls.model_path": root / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+    }
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"rapidocr's packaged models are missing: {', '.join(missing)}")
+    return {k: str(v) for k, v in files.items()}
+
+
+class PageReader:
+    """One RapidOCR engine, built on the first page that needs it, used under a lock."""
+
+    def __init__(self) -> None:
+        self._engine = None
+        self._lock = threading.Lock()
+
+    def _engine_locked(self):
+        if self._engine is None:
+            from rapidocr import RapidOCR
+
+            params = {
+                **_packaged_models(),
+                "Global.log_level": "error",
+                "Global.text_score": MIN_SCORE,
+                "EngineConfig.onnxruntime.intra_op_num_threads": OCR_THREADS,
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            }
+            self._engine = RapidOCR(params=params)
+        return self._engine
+
+    def read(self, rgb: np.ndarray, **kwargs):
+        with self._lock:
+            return self._engine_locked()(rgb, **kwargs)
+
+    def scan(self, source, page_no: int, width: float, height: float) -> PageScan:
+        """OCR of page ``page_no`` (1-based) of ``source`` (path or bytes stream), whose
+        page box is ``width`` x ``height`` points."""
+        started = time.perf_counter()
+        rgb = render_page(source, page_no, RENDER_SCALE)
+        if _ink_share(rgb) < _MIN_INK_SHARE:
+            return PageScan(seconds=time.perf_counter() - started)
+        result = self.read(rgb, use_det=True, use_cls=True, use_rec=True, return_word_box=True)
+        turned = 0
+        if _runs_down(result):
+            turned = self._upright_turn(rgb, result)
+            rgb = np.ascontiguousarray(np.rot90(rgb, turned))
+            result = self.read(rgb, use_det=True, use_cls=True, use_rec=True, return_word_box=True)
+        frame = _Frame(rgb.shape[1], rgb.shape[0], width, height)
+        lines, words = _cells(result, frame)
+        rules = image_rules(_grey(rgb), frame.box)
+        return PageScan(lines, words, rules, time.perf_counter() - started, turned)
+
+    def _upright_turn(self, rgb: np.ndarray, result) -> int:
+        """1 or 3 quarter turns: whichever reads the tallest boxes with more confidence
+        when the orientation classifier is not asked (it only knows 0 and 180 degrees)."""
+        boxes = sorted(_quads(result), key=lambda q: -(q[:, 1].max() - q[:, 1].min()))[:6]
+        totals = {1: 0.0, 3: 0.0}
+        for quad in boxes:
+            x0, y0 = np.maximum(quad.min(axis=0).astype(int), 0)
+            x1, y1 = quad.max(axis=0).astype(int)
+            crop = rgb[y0:y1, x0:x1]
+            if crop.size == 0:
+                continue
+            for turn in totals:
+                out = self.read(np.ascontiguousarray(np.rot90(crop, turn)), use_det=False, use_cls=False, use_rec=True)
+                totals[turn] += float(sum(out.scores or ()))
+        return 1 if totals[1] >= totals[3] else 3
+
+
+def render_page(source, page_no: int, scale: float) -> np.ndarray:
+    """The page as RGB pixels (pypdfium2, under Docling's pdfium lock)."""
+    import pypdfium2 as pdfium
+    from docling.utils.locks import pypdfium2_lock
+
+    if isinstance(source, BytesIO):
+        source = source.getvalue()
+    with pypdfium2_lock:
+        pdf = pdfium.PdfDocument(source)
+        try:
+            page = pdf[page_no - 1]
+            bitmap = page.render(scale=scale)
+            rgb = np.array(bitmap.to_pil().convert("RGB"))
+            page.close()
+        finally:
+            pdf.close()
+    return rgb
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    return (rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114).astype(np.uint8)
+
+
+def _ink_share(rgb: np.ndarray) -> float:
+    return float((_grey(rgb[::4, ::4]) < _INK_LEVEL).mean())
+
+
+def _quads(result) -> list[np.ndarray]:
+    return [np.asarray(b, dtype=float) for b in (result.boxes if result.boxes is not None else [])]
+
+
+def _runs_down(result) -> bool:
+    """Most text boxes taller than wide: the page was scanned on its side."""
+    quads = _quads(result)
+    if len(quads) < 3:
+        return False
+    tall = sum(1 for q in quads if np.ptp(q[:, 1]) > 1.5 * np.ptp(q[:, 0]))
+    return tall > len(quads) / 2
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Image pixels -> page points: one scale for both axes, centred, so an image turned
+    upright on a landscape page still fits inside the page's box."""
+
+    px_width: int
+    px_height: int
+    width: float
+    height: float
+
+    @property
+    def factor(self) -> float:
+        return min(self.width / self.px_width, self.height / self.px_height)
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
+        f = self.factor
+        dx = (self.width - self.px_width * f) / 2
+        dy = (self.height - self.px_height * f) / 2
+        return (x0 * f + dx, y0 * f + dy, x1 * f + dx, y1 * f + dy)
+
+
+def _cell(index: int, text: str, score: float, box: tuple[float, float, float, float]) -> TextCell:
+    bbox = BoundingBox(l=box[0], t=box[1], r=box[2], b=box[3], coord_origin=CoordOrigin.TOPLEFT)
+    return TextCell(
+        index=index,
+        text=text,
+        orig=text,
+        rect=BoundingRectangle.from_bounding_box(bbox),
+        confidence=float(score),
+        from_ocr=True,
+    )
+
+
+def _cells(result, frame: _Frame) -> tuple[list[TextCell], list[TextCell]]:
+    """Line cells in reading position (top to bottom, left to right) and their word cells."""
+    quads = _quads(result)
+    texts = list(result.txts or ())
+    scores = list(result.scores or ())
+    word_results = list(result.word_results or ()) if getattr(result, "word_results", None) else [()] * len(quads)
+    rows = []
+    for quad, text, score, words in zip(quads, texts, scores, word_results):
+        text = " ".join(text.split())
+        if not text or score < MIN_SCORE:
+            continue
+        x0, y0 = quad.min(axis=0)
+        x1, y1 = quad.max(axis=0)
+        rows.append(((y0, x0), text, score, (x0, y0, x1, y1), words))
+    rows.sort(key=lambda r: r[0])
+    lines: list[TextCell] = []
+    word_cells: list[TextCell] = []
+    for text, score, (x0, y0, x1, y1), words in ((r[1], r[2], r[3], r[4]) for r in rows):
+        lines.append(_cell(len(lines), text, score, frame.box(x0, y0, x1, y1)))
+        for word_text, word_score, word_quad in _words(text, score, (x0, y0, x1, y1), words):
+            q = np.asarray(word_quad, dtype=float)
+            wx0, wy0 = q.min(axis=0)
+            wx1, wy1 = q.max(axis=0)
+            # the recognizer's word boxes span the line's height; keep them inside the line
+            box = frame.box(max(wx0, x0), y0, min(wx1, x1), y1)
+            word_cells.append(_cell(len(word_cells), word_text, word_score, box))
+    return lines, word_cells
+
+
+def _words(text: str, score: float, line: tuple[float, float, float, float], words) -> list:
+    """The recognizer's words when they spell the line; otherwise the line split at its
+    spaces, each word's width in proportion to its characters."""
+    found = [(w[0], w[1], w[2]) for w in words or () if len(w) == 3 and str(w[0]).strip()]
+    if found and " ".join(str(w[0]) for w in found).split() == text.split():
+        return found
+    x0, y0, x1, y1 = line
+    per_char = (x1 - x0) / max(len(text), 1)
+    out = []
+    for m in re.finditer(r"\S+", text):
+        l = x0 + m.start() * per_char
+        r = x0 + m.end() * per_char
+        out.append((m.group(), score, [[l, y0], [r, y0], [r, y1], [l, y1]]))
+    return out
+
+
+def scan_if_needed(reader: PageReader | None, conv_res, page) -> PageScan | None:
+    """OCR of ``page`` when it has no usable text layer and OCR is on; else None.
+
+    The page's parsed cells are replaced by the OCR cells, so every later stage (Docling's
+    reading order and heading levels among them) sees the text that was read."""
+    if reader is None or has_text_layer(page.cells):
+        return None
+    size = page.size
+    scan = reader.scan(conv_res.input._backend.path_or_stream, page.page_no, size.width, size.height)
+    parsed = page.parsed_page
+    if parsed is not None and scan.lines:
+        parsed.textline_cells = scan.lines
+        parsed.word_cells = scan.words
+        parsed.has_lines = parsed.has_words = True
+    return scan
