@@ -96,8 +96,10 @@ class PageReader:
 
     def _engine_locked(self):
         if self._engine is None:
+            import onnxruntime
             from rapidocr import RapidOCR
 
+            onnxruntime.disable_telemetry_events()
             params = {
                 **_packaged_models(),
                 "Global.log_level": "error",
