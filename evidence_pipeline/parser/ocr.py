@@ -1,8 +1,11 @@
 """Text for pages without a usable text layer: the page rendered and read by RapidOCR.
 
-The models ship inside the ``rapidocr`` wheel (PP-OCRv6 detection and recognition, the
-PP-OCRv4 line-orientation classifier, as ONNX files in ``rapidocr/models``): nothing is
-downloaded, and the engine is told the paths of those files so no download code runs.
+The models ship inside the ``rapidocr`` wheel (PP-OCRv6 detection and recognition as ONNX
+files in ``rapidocr/models``): nothing is downloaded, and the engine is told the paths of
+those files so no download code runs. RapidOCR's per-line orientation classifier is not
+used: on upright scans it turned sound lines over (a 0.98-confidence line read as
+garbage); the page's orientation is decided once per page instead (a page on its side is
+turned upright; a page read with low confidence is also read upside down).
 
 Docling's own OCR stage runs after layout (it refines the layout model's clusters), but the
 rule layout reads text to find its regions; so OCR is a source of page text *inside* the
@@ -35,6 +38,8 @@ RENDER_SCALE = 2.0  # 144 dpi: 10 pt text is 20 px high, plenty for the recogniz
 OCR_THREADS = 2  # fixed, so the ONNX arithmetic (and the text) never depends on the machine
 MIN_TEXT_CHARS = 20  # fewer letters and digits than this on a page: no usable text layer
 MIN_READABLE_SHARE = 0.5  # below this share of readable characters, the text layer is garbage
+MIN_SKEW_DEGREES = 0.1  # a page tilted less than this is read as it is
+UPSIDE_DOWN_SCORE = 0.75  # a page read with less mean confidence is also read turned over
 MIN_SCORE = 0.5  # recognizer confidence under which a line is dropped (faint bleed-through)
 _UNMAPPED = re.compile(r"GLYPH<[^>]*>|/uni[0-9A-Fa-f]{4,6}|\ufffd|[\ue000-\uf8ff]")
 _INK_LEVEL = 160  # grey level under which a pixel is ink (blank-page test)
@@ -103,6 +108,7 @@ class PageReader:
             params = {
                 **_packaged_models(),
                 "Global.log_level": "error",
+                "Global.use_cls": False,
                 "Global.text_score": MIN_SCORE,
                 "EngineConfig.onnxruntime.intra_op_num_threads": OCR_THREADS,
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
@@ -121,15 +127,21 @@ class PageReader:
         rgb = render_page(source, page_no, RENDER_SCALE)
         if _ink_share(rgb) < _MIN_INK_SHARE:
             return PageScan(seconds=time.perf_counter() - started)
-        result = self.read(rgb, use_det=True, use_cls=True, use_rec=True, return_word_box=True)
+        result = self.read(rgb, use_det=True, use_cls=False, use_rec=True, return_word_box=True)
         turned = 0
         if _runs_down(result):
             turned = self._upright_turn(rgb, result)
             rgb = np.ascontiguousarray(np.rot90(rgb, turned))
-            result = self.read(rgb, use_det=True, use_cls=True, use_rec=True, return_word_box=True)
+            result = self.read(rgb, use_det=True, use_cls=False, use_rec=True, return_word_box=True)
+        if _mean_score(result) < UPSIDE_DOWN_SCORE:
+            flipped = np.ascontiguousarray(np.rot90(rgb, 2))
+            other = self.read(flipped, use_det=True, use_cls=False, use_rec=True, return_word_box=True)
+            if _mean_score(other) > _mean_score(result):
+                rgb, result, turned = flipped, other, (turned + 2) % 4
         frame = _Frame(rgb.shape[1], rgb.shape[0], width, height)
-        lines, words = _cells(result, frame)
-        rules = image_rules(_grey(rgb), frame.box)
+        grey, straighten = _deskewed(_grey(rgb), _skew(result))
+        lines, words = _cells(result, frame, straighten)
+        rules = image_rules(grey, frame.box)
         return PageScan(lines, words, rules, time.perf_counter() - started, turned)
 
     def _upright_turn(self, rgb: np.ndarray, result) -> int:
@@ -180,6 +192,11 @@ def _quads(result) -> list[np.ndarray]:
     return [np.asarray(b, dtype=float) for b in (result.boxes if result.boxes is not None else [])]
 
 
+def _mean_score(result) -> float:
+    scores = list(getattr(result, "scores", None) or ())
+    return float(np.mean(scores)) if len(scores) >= 3 else 1.0
+
+
 def _runs_down(result) -> bool:
     """Most text boxes taller than wide: the page was scanned on its side."""
     quads = _quads(result)
@@ -187,6 +204,32 @@ def _runs_down(result) -> bool:
         return False
     tall = sum(1 for q in quads if np.ptp(q[:, 1]) > 1.5 * np.ptp(q[:, 0]))
     return tall > len(quads) / 2
+
+
+def _skew(result) -> float:
+    """The median slope (radians, y down) of the top edges of the long text boxes: a page
+    scanned a little askew. 0 when there are too few lines, or the tilt is negligible."""
+    angles = []
+    for quad in _quads(result):
+        dx, dy = quad[1] - quad[0]
+        if dx > 4 * max(np.ptp(quad[:, 1]), 1.0):
+            angles.append(float(np.arctan2(dy, dx)))
+    if len(angles) < 5:
+        return 0.0
+    angle = float(np.median(angles))
+    return angle if np.radians(MIN_SKEW_DEGREES) <= abs(angle) <= np.radians(5) else 0.0
+
+
+def _deskewed(grey: np.ndarray, angle: float):
+    """The page image turned level, and the same turn for the OCR boxes' points."""
+    if not angle:
+        return grey, lambda points: points
+    import cv2
+
+    h, w = grey.shape
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), float(np.degrees(angle)), 1.0)
+    level = cv2.warpAffine(grey, matrix, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
+    return level, lambda points: np.asarray(points, dtype=float) @ matrix[:, :2].T + matrix[:, 2]
 
 
 @dataclass(frozen=True)
@@ -222,7 +265,7 @@ def _cell(index: int, text: str, score: float, box: tuple[float, float, float, f
     )
 
 
-def _cells(result, frame: _Frame) -> tuple[list[TextCell], list[TextCell]]:
+def _cells(result, frame: _Frame, straighten) -> tuple[list[TextCell], list[TextCell]]:
     """Line cells in reading position (top to bottom, left to right) and their word cells."""
     quads = _quads(result)
     texts = list(result.txts or ())
@@ -233,6 +276,8 @@ def _cells(result, frame: _Frame) -> tuple[list[TextCell], list[TextCell]]:
         text = " ".join(text.split())
         if not text or score < MIN_SCORE:
             continue
+        quad = straighten(quad)
+        words = [(w[0], w[1], straighten(w[2])) for w in words or () if len(w) == 3]
         x0, y0 = quad.min(axis=0)
         x1, y1 = quad.max(axis=0)
         rows.append(((y0, x0), text, score, (x0, y0, x1, y1), words))
