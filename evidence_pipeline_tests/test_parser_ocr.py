@@ -14,6 +14,7 @@ from docling_core.types.doc.page import BoundingRectangle, TextCell
 from evidence_pipeline.evaluation.parser_quality.coverage import words_of
 from evidence_pipeline.parser import DoclingParser, PdfThreads
 from evidence_pipeline.parser.ocr import has_text_layer
+from evidence_pipeline.errors import SettingsError
 from evidence_pipeline.settings import ParserSettings
 from evidence_pipeline.units import build_units
 
@@ -108,3 +109,12 @@ def test_with_ocr_off_a_scan_gives_nothing_and_says_why(corpora: Path):
 def test_born_digital_pages_are_never_sent_to_ocr(sample_corpus: Path):
     doc = DoclingParser(ParserSettings(isolation="inline")).parse(sorted(sample_corpus.glob("*.pdf"))[0])
     assert doc.blocks and not any("OCR" in w for w in doc.warnings)
+
+
+def test_the_ocr_setting_is_read_from_the_environment(monkeypatch):
+    assert ParserSettings.from_env().ocr == "auto"
+    monkeypatch.setenv("EVIDENCE_OCR", "off")
+    assert ParserSettings.from_env().ocr == "off"
+    monkeypatch.setenv("EVIDENCE_OCR", "sometimes")
+    with pytest.raises(SettingsError, match="EVIDENCE_OCR"):
+        ParserSettings.from_env()
