@@ -89,6 +89,11 @@ class ConversionState:
         with self._lock:
             return self._page_work.pop(page_no, None)
 
+    def warn_once(self, message: str) -> None:
+        with self._lock:
+            if message not in self.warnings:
+                self.warnings.append(message)
+
     def scanned(self, page_no: int, seconds: float) -> None:
         with self._lock:
             self.ocr_seconds[page_no] = seconds

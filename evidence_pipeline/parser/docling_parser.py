@@ -158,7 +158,8 @@ class DoclingParser:
             except Exception as exc:  # cosmetic: never fail a document over its dashes
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
-            reason = "OCR found no text either" if "rules+ocr" in self.name else "OCR is off"
+            unavailable = [w for w in doc.warnings if w.startswith("OCR unavailable")]
+            reason = "OCR is off" if "rules+ocr" not in self.name else unavailable[0] if unavailable else "OCR found no text either"
             doc = doc.model_copy(update={"warnings": [*doc.warnings, f"no text layer: needs OCR (scanned PDF; {reason})"]})
         return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
 

@@ -88,8 +88,12 @@ def _packaged_models() -> dict[str, str]:
     }
     missing = [str(p) for p in files.values() if not p.is_file()]
     if missing:
-        raise FileNotFoundError(f"rapidocr's packaged models are missing: {', '.join(missing)}")
+        raise OcrUnavailable(f"OCR unavailable: rapidocr's packaged models are missing: {', '.join(missing)}")
     return {k: str(v) for k, v in files.items()}
+
+
+class OcrUnavailable(RuntimeError):
+    """The OCR packages are not installed."""
 
 
 class PageReader:
@@ -101,8 +105,11 @@ class PageReader:
 
     def _engine_locked(self):
         if self._engine is None:
-            import onnxruntime
-            from rapidocr import RapidOCR
+            try:
+                import onnxruntime
+                from rapidocr import RapidOCR
+            except ImportError as exc:
+                raise OcrUnavailable(f"OCR unavailable ({exc}): pip install 'evidence_pipeline[ocr]'") from exc
 
             onnxruntime.disable_telemetry_events()
             params = {

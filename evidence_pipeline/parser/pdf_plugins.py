@@ -26,7 +26,7 @@ from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, Table
 from evidence_pipeline.parser import docling_patches
 from evidence_pipeline.parser.conversion_state import ConversionState, PageWork, attach, start_body_size, state_of
 from evidence_pipeline.parser.grid import Grid
-from evidence_pipeline.parser.ocr import PageReader, scan_if_needed
+from evidence_pipeline.parser.ocr import OcrUnavailable, PageReader, scan_if_needed
 from evidence_pipeline.parser.page_content import page_rules, page_words, spans_of, split_run_in_headings, to_box
 from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
 from evidence_pipeline.parser.table_finder import box_key
@@ -80,7 +80,12 @@ class RuleLayoutModel(BaseLayoutModel):
             if page._backend is None or not page._backend.is_valid() or page.size is None:
                 out.append(LayoutPrediction())
                 continue
-            scan = scan_if_needed(self.reader, conv_res, page)
+            try:
+                scan = scan_if_needed(self.reader, conv_res, page)
+            except OcrUnavailable as exc:
+                scan = None
+                if state is not None:
+                    state.warn_once(str(exc))
             if scan is None:
                 words = page_words(page)
                 rules = page_rules(page)
