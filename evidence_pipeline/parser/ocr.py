@@ -28,10 +28,10 @@ from io import BytesIO
 from pathlib import Path
 
 import numpy as np
-from docling_core.types.doc import BoundingBox, CoordOrigin
-from docling_core.types.doc.page import BoundingRectangle, TextCell
+from docling_core.types.doc.page import TextCell
 
 from evidence_pipeline.parser.geometry import Rules
+from evidence_pipeline.parser.ocr_cells import MIN_SCORE, Frame, ocr_cells, quads_of
 from evidence_pipeline.parser.scan_rules import image_rules
 
 RENDER_SCALE = 2.0  # 144 dpi: 10 pt text is 20 px high, plenty for the recognizer's 48 px lines
@@ -40,7 +40,6 @@ MIN_TEXT_CHARS = 20  # fewer letters and digits than this on a page: no usable t
 MIN_READABLE_SHARE = 0.5  # below this share of readable characters, the text layer is garbage
 MIN_SKEW_DEGREES = 0.1  # a page tilted less than this is read as it is
 UPSIDE_DOWN_SCORE = 0.75  # a page read with less mean confidence is also read turned over
-MIN_SCORE = 0.5  # recognizer confidence under which a line is dropped (faint bleed-through)
 _UNMAPPED = re.compile(r"GLYPH<[^>]*>|/uni[0-9A-Fa-f]{4,6}|\ufffd|[\ue000-\uf8ff]")
 _INK_LEVEL = 160  # grey level under which a pixel is ink (blank-page test)
 _MIN_INK_SHARE = 0.001
@@ -145,16 +144,16 @@ class PageReader:
             other = self.read(flipped, use_det=True, use_cls=False, use_rec=True, return_word_box=True)
             if _mean_score(other) > _mean_score(result):
                 rgb, result, turned = flipped, other, (turned + 2) % 4
-        frame = _Frame(rgb.shape[1], rgb.shape[0], width, height)
+        frame = Frame(rgb.shape[1], rgb.shape[0], width, height)
         grey, straighten = _deskewed(_grey(rgb), _skew(result))
-        lines, words = _cells(result, frame, straighten)
+        lines, words = ocr_cells(result, frame, straighten, grey)
         rules = image_rules(grey, frame.box)
         return PageScan(lines, words, rules, time.perf_counter() - started, turned)
 
     def _upright_turn(self, rgb: np.ndarray, result) -> int:
         """1 or 3 quarter turns: whichever reads the tallest boxes with more confidence
         when the orientation classifier is not asked (it only knows 0 and 180 degrees)."""
-        boxes = sorted(_quads(result), key=lambda q: -(q[:, 1].max() - q[:, 1].min()))[:6]
+        boxes = sorted(quads_of(result), key=lambda q: -(q[:, 1].max() - q[:, 1].min()))[:6]
         totals = {1: 0.0, 3: 0.0}
         for quad in boxes:
             x0, y0 = np.maximum(quad.min(axis=0).astype(int), 0)
@@ -195,10 +194,6 @@ def _ink_share(rgb: np.ndarray) -> float:
     return float((_grey(rgb[::4, ::4]) < _INK_LEVEL).mean())
 
 
-def _quads(result) -> list[np.ndarray]:
-    return [np.asarray(b, dtype=float) for b in (result.boxes if result.boxes is not None else [])]
-
-
 def _mean_score(result) -> float:
     scores = list(getattr(result, "scores", None) or ())
     return float(np.mean(scores)) if len(scores) >= 3 else 1.0
@@ -206,7 +201,7 @@ def _mean_score(result) -> float:
 
 def _runs_down(result) -> bool:
     """Most text boxes taller than wide: the page was scanned on its side."""
-    quads = _quads(result)
+    quads = quads_of(result)
     if len(quads) < 3:
         return False
     tall = sum(1 for q in quads if np.ptp(q[:, 1]) > 1.5 * np.ptp(q[:, 0]))
@@ -217,7 +212,7 @@ def _skew(result) -> float:
     """The median slope (radians, y down) of the top edges of the long text boxes: a page
     scanned a little askew. 0 when there are too few lines, or the tilt is negligible."""
     angles = []
-    for quad in _quads(result):
+    for quad in quads_of(result):
         dx, dy = quad[1] - quad[0]
         if dx > 4 * max(np.ptp(quad[:, 1]), 1.0):
             angles.append(float(np.arctan2(dy, dx)))
@@ -237,86 +232,6 @@ def _deskewed(grey: np.ndarray, angle: float):
     matrix = cv2.getRotationMatrix2D((w / 2, h / 2), float(np.degrees(angle)), 1.0)
     level = cv2.warpAffine(grey, matrix, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
     return level, lambda points: np.asarray(points, dtype=float) @ matrix[:, :2].T + matrix[:, 2]
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """Image pixels -> page points: one scale for both axes, centred, so an image turned
-    upright on a landscape page still fits inside the page's box."""
-
-    px_width: int
-    px_height: int
-    width: float
-    height: float
-
-    @property
-    def factor(self) -> float:
-        return min(self.width / self.px_width, self.height / self.px_height)
-
-    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
-        f = self.factor
-        dx = (self.width - self.px_width * f) / 2
-        dy = (self.height - self.px_height * f) / 2
-        return (x0 * f + dx, y0 * f + dy, x1 * f + dx, y1 * f + dy)
-
-
-def _cell(index: int, text: str, score: float, box: tuple[float, float, float, float]) -> TextCell:
-    bbox = BoundingBox(l=box[0], t=box[1], r=box[2], b=box[3], coord_origin=CoordOrigin.TOPLEFT)
-    return TextCell(
-        index=index,
-        text=text,
-        orig=text,
-        rect=BoundingRectangle.from_bounding_box(bbox),
-        confidence=float(score),
-        from_ocr=True,
-    )
-
-
-def _cells(result, frame: _Frame, straighten) -> tuple[list[TextCell], list[TextCell]]:
-    """Line cells in reading position (top to bottom, left to right) and their word cells."""
-    quads = _quads(result)
-    texts = list(result.txts or ())
-    scores = list(result.scores or ())
-    word_results = list(result.word_results or ()) if getattr(result, "word_results", None) else [()] * len(quads)
-    rows = []
-    for quad, text, score, words in zip(quads, texts, scores, word_results):
-        text = " ".join(text.split())
-        if not text or score < MIN_SCORE:
-            continue
-        quad = straighten(quad)
-        words = [(w[0], w[1], straighten(w[2])) for w in words or () if len(w) == 3]
-        x0, y0 = quad.min(axis=0)
-        x1, y1 = quad.max(axis=0)
-        rows.append(((y0, x0), text, score, (x0, y0, x1, y1), words))
-    rows.sort(key=lambda r: r[0])
-    lines: list[TextCell] = []
-    word_cells: list[TextCell] = []
-    for text, score, (x0, y0, x1, y1), words in ((r[1], r[2], r[3], r[4]) for r in rows):
-        lines.append(_cell(len(lines), text, score, frame.box(x0, y0, x1, y1)))
-        for word_text, word_score, word_quad in _words(text, score, (x0, y0, x1, y1), words):
-            q = np.asarray(word_quad, dtype=float)
-            wx0, wy0 = q.min(axis=0)
-            wx1, wy1 = q.max(axis=0)
-            # the recognizer's word boxes span the line's height; keep them inside the line
-            box = frame.box(max(wx0, x0), y0, min(wx1, x1), y1)
-            word_cells.append(_cell(len(word_cells), word_text, word_score, box))
-    return lines, word_cells
-
-
-def _words(text: str, score: float, line: tuple[float, float, float, float], words) -> list:
-    """The recognizer's words when they spell the line; otherwise the line split at its
-    spaces, each word's width in proportion to its characters."""
-    found = [(w[0], w[1], w[2]) for w in words or () if len(w) == 3 and str(w[0]).strip()]
-    if found and " ".join(str(w[0]) for w in found).split() == text.split():
-        return found
-    x0, y0, x1, y1 = line
-    per_char = (x1 - x0) / max(len(text), 1)
-    out = []
-    for m in re.finditer(r"\S+", text):
-        l = x0 + m.start() * per_char
-        r = x0 + m.end() * per_char
-        out.append((m.group(), score, [[l, y0], [r, y0], [r, y1], [l, y1]]))
-    return out
 
 
 def scan_if_needed(reader: PageReader | None, conv_res, page) -> PageScan | None:
