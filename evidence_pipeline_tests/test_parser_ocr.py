@@ -118,3 +118,21 @@ def test_the_ocr_setting_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("EVIDENCE_OCR", "sometimes")
     with pytest.raises(SettingsError, match="EVIDENCE_OCR"):
         ParserSettings.from_env()
+
+
+def test_a_scanned_ruled_table_keeps_the_grid_of_the_born_digital_one(sample_corpus: Path, tmp_path: Path):
+    from evidence_pipeline.tools.samples.scanned import scan_pdf
+
+    source = sample_corpus / "SOP-8812.pdf"
+    scanned = tmp_path / source.name
+    scanned.write_bytes(scan_pdf(source, source.name, dpi=150, noise=8, max_tilt=0.3, seed=7))
+    parser = DoclingParser(ParserSettings(isolation="inline"))
+    digital, scan = (parser.parse(path, pages=(1, 1)) for path in (source, scanned))
+    assert [t.caption for t in scan.tables] == [t.caption for t in digital.tables]
+    (want,), (got,) = digital.tables, scan.tables
+    assert (got.n_rows, got.n_cols, got.header_rows) == (want.n_rows, want.n_cols, want.header_rows)
+    cells = {(c.row, c.col): c.text for c in want.cells}
+    same = sum(cells.get((c.row, c.col)) == c.text for c in got.cells)
+    assert same >= 0.9 * len(cells), [(c.text, cells.get((c.row, c.col))) for c in got.cells]
+    headings = [b.text for b in digital.blocks if b.label == "section_header"]
+    assert [b.text for b in scan.blocks if b.label == "section_header"] == headings

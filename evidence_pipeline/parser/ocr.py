@@ -12,10 +12,9 @@ rule layout reads text to find its regions; so OCR is a source of page text *ins
 layout stage: a page whose text layer is usable costs one pass over its cells; a page
 without one is rendered, read, and its OCR lines and words enter the same layout and
 table rules as docling-parse's cells (top-left origin, PDF points), with rulings found in
-the pixels (``scan_rules``).
-
-A page scanned on its side (text running down the page) is turned upright before it is
-read; its boxes are then scaled to fit the page's own box, so the rules see lines across.
+the pixels (``scan_rules``). A page turned upright keeps its boxes inside the page's own
+box (one scale for both axes), so the rules see lines across; a slightly tilted page is
+levelled for its rulings and its boxes turned with it.
 """
 
 from __future__ import annotations
@@ -83,6 +82,7 @@ def _packaged_models() -> dict[str, str]:
     files = {
         "Det.model_path": root / "PP-OCRv6_det_small.onnx",
         "Rec.model_path": root / "PP-OCRv6_rec_small.onnx",
+        # not used (see above), but RapidOCR loads it: the packaged file, never a download
         "Cls.model_path": root / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
     }
     missing = [str(p) for p in files.values() if not p.is_file()]
