@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-twins eval-korean eval-sec eval-finance bench parse-quality
+.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,ocr]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -37,6 +37,12 @@ SHARED ?= ../shared/corpora
 
 eval: corpus
 	$(BIN)/evidence-pipeline eval --docs data/corpus --questions data/questions/sop.jsonl --out data/reports/eval-sop --cache data/cache/eval
+
+# The same SOPs scanned: each page rendered to a grey image at 150 dpi with mild grain and tilt,
+# rebuilt as an image-only PDF (same file names, same questions); OCR reads every page.
+eval-scanned: corpus
+	$(PY) -m evidence_pipeline.tools.samples.scanned data/corpus data/scanned --dpi 150 --noise 8 --max-tilt 0.3 --seed 7
+	$(BIN)/evidence-pipeline eval --docs data/scanned --questions data/questions/sop.jsonl --out data/reports/eval-scanned --cache data/cache/eval
 
 # Near-twin SOPs (each sample SOP on 7 other lines/sites, other values; every question asked
 # once by document ID and once by title): `python -m evidence_pipeline.evaluation.twin_questions`.
@@ -72,4 +78,4 @@ dev: corpus
 	$(BIN)/dagster dev -w workspace.yaml
 
 clean-data:
-	rm -rf data/corpus data/truth data/twins data/korean data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs
+	rm -rf data/corpus data/truth data/twins data/korean data/scanned data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs

@@ -18,6 +18,8 @@ Environment variables:
   process, so a native crash or a limit fails that document alone) or ``inline`` (in the caller's process).
 - ``EVIDENCE_PARSE_MAX_PAGES`` (default 2000), ``EVIDENCE_PARSE_TIMEOUT_S`` (600),
   ``EVIDENCE_PARSE_MAX_MEMORY_MB`` (4096, resident memory of the worker process): limits per document.
+- ``EVIDENCE_OCR``: ``auto`` (default: PDF pages without a usable text layer are rendered and read by
+  the OCR models packaged in ``rapidocr``) or ``off``.
 - ``EVIDENCE_PARSE_MAX_CELL_CHARS`` (10000), ``EVIDENCE_PARSE_MAX_TABLE_COLS`` (500): longer cells and
   wider tables are truncated, with a warning in the document's ``warnings``.
 """
@@ -135,6 +137,7 @@ class ParserSettings(BaseModel):
     max_memory_mb: int = Field(4096, gt=0, description="resident memory of the worker process (isolation=process)")
     max_cell_chars: int = Field(10_000, gt=0)
     max_table_cols: int = Field(500, gt=0)
+    ocr: Literal["auto", "off"] = "auto"
 
     @classmethod
     def from_env(cls) -> "ParserSettings":
@@ -157,4 +160,5 @@ _PARSER_ENV = {
     "max_memory_mb": "EVIDENCE_PARSE_MAX_MEMORY_MB",
     "max_cell_chars": "EVIDENCE_PARSE_MAX_CELL_CHARS",
     "max_table_cols": "EVIDENCE_PARSE_MAX_TABLE_COLS",
+    "ocr": "EVIDENCE_OCR",
 }

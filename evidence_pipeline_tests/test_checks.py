@@ -123,8 +123,24 @@ def test_empty_document_rule():
 
 
 @pytest.mark.skipif(not SCAN.is_file(), reason="shared corpora not present")
-def test_scanned_pdf_is_a_warning_and_a_failing_check(tmp_path):
-    # A one-page scan with no text layer: the run succeeds, but the summary warns and the check fails.
+def test_a_scanned_pdf_is_read_by_ocr_and_passes_the_check(tmp_path):
+    # A one-page scan with no text layer: OCR reads it, so it gives units and no warning.
+    defs = build_definitions({"store": StoreResource(path=str(tmp_path / "store"))})
+    with dg.instance_for_test() as instance:
+        summary = ingest_paths([SCAN], defs, instance)
+        (outcome,) = summary.outcomes
+        assert outcome.success and outcome.units > 1
+        assert summary.warnings == []
+        record = instance.get_latest_asset_check_evaluation_record(
+            dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units")
+        )
+        assert record.evaluation.passed
+
+
+@pytest.mark.skipif(not SCAN.is_file(), reason="shared corpora not present")
+def test_with_ocr_off_a_scanned_pdf_is_a_warning_and_a_failing_check(tmp_path, monkeypatch):
+    # OCR switched off: the run succeeds, but the summary warns and the check fails.
+    monkeypatch.setenv("EVIDENCE_OCR", "off")
     defs = build_definitions({"store": StoreResource(path=str(tmp_path / "store"))})
     with dg.instance_for_test() as instance:
         summary = ingest_paths([SCAN], defs, instance)

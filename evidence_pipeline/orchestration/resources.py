@@ -36,6 +36,7 @@ class ParserResource(dg.ConfigurableResource):
     max_memory_mb: int = _PARSER_DEFAULTS.max_memory_mb
     max_cell_chars: int = _PARSER_DEFAULTS.max_cell_chars
     max_table_cols: int = _PARSER_DEFAULTS.max_table_cols
+    ocr: str = _PARSER_DEFAULTS.ocr  # "auto": pages without a usable text layer are read by OCR; "off"
 
     @property
     def settings(self) -> ParserSettings:

@@ -58,6 +58,7 @@ class ConversionState:
     body: Future[DocumentLines]
     title: str | None = None
     warnings: list[str] = field(default_factory=list)
+    ocr_seconds: dict[int, float] = field(default_factory=dict)  # page -> time OCR took (pages without a text layer)
     _page_work: dict[int, PageWork] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -87,6 +88,15 @@ class ConversionState:
     def take_page_work(self, page_no: int) -> PageWork | None:
         with self._lock:
             return self._page_work.pop(page_no, None)
+
+    def warn_once(self, message: str) -> None:
+        with self._lock:
+            if message not in self.warnings:
+                self.warnings.append(message)
+
+    def scanned(self, page_no: int, seconds: float) -> None:
+        with self._lock:
+            self.ocr_seconds[page_no] = seconds
 
     def found_title(self, text: str) -> None:
         with self._lock:

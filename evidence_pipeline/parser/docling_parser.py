@@ -45,7 +45,7 @@ class DoclingParser:
     def __init__(self, settings: ParserSettings = ParserSettings(), threads: PdfThreads = PdfThreads()):
         self.settings = settings
         self.threads = threads
-        route = "ml" if settings.docling_artifacts else "rules"
+        route = "ml" if settings.docling_artifacts else "rules+ocr" if settings.ocr == "auto" else "rules"
         self.name = f"docling-{_docling_version()}+{route}"
         self._converter = None
         self._lock = threading.Lock()
@@ -79,8 +79,9 @@ class DoclingParser:
             options = PdfPipelineOptions(
                 layout_batch_size=self.threads.batch_size,
                 table_batch_size=self.threads.batch_size,
-                do_ocr=False,  # OCR engines need downloaded weights too; scanned pages get a warning
-                layout_options=RuleLayoutOptions(),
+                # Docling's OCR stage runs after layout; the rule layout reads OCR text itself (see ``ocr``)
+                do_ocr=False,
+                layout_options=RuleLayoutOptions(ocr=self.settings.ocr),
                 table_structure_options=RuleTableStructureOptions(),
                 heading_hierarchy_options=heading,
                 # the heading-level stage reads font styles from the parsed pages
@@ -108,7 +109,7 @@ class DoclingParser:
         kind = self._check(path)
         warnings: list[str] = []
         if kind == "pdf":
-            warnings += _check_pdf(path, self.settings.max_pages)
+            warnings += _check_pdf(path, self.settings.max_pages, ocr=self.settings.ocr == "auto" and not self.settings.docling_artifacts)
         try:
             extra = {"page_range": pages} if pages is not None and kind == "pdf" else {}
             result = self.converter.convert(
@@ -133,6 +134,9 @@ class DoclingParser:
             if state is not None:
                 title_hint = state.title
                 warnings += state.warnings
+                if state.ocr_seconds:
+                    warnings.append(ocr_note(state.ocr_seconds))
+                    _log.info("%s: OCR took %.1f s", path.name, sum(state.ocr_seconds.values()))
         try:
             doc = docling_to_parsed(
                 result.document,
@@ -154,7 +158,9 @@ class DoclingParser:
             except Exception as exc:  # cosmetic: never fail a document over its dashes
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
         if kind == "pdf" and not doc.blocks and not doc.tables:
-            doc = doc.model_copy(update={"warnings": [*doc.warnings, "no text layer: needs OCR (scanned PDF; OCR is off)"]})
+            unavailable = [w for w in doc.warnings if w.startswith("OCR unavailable")]
+            reason = "OCR is off" if "rules+ocr" not in self.name else unavailable[0] if unavailable else "OCR found no text either"
+            doc = doc.model_copy(update={"warnings": [*doc.warnings, f"no text layer: needs OCR (scanned PDF; {reason})"]})
         return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
 
     @staticmethod
@@ -176,7 +182,21 @@ class DoclingParser:
         return kind
 
 
-def _check_pdf(path: Path, max_pages: int) -> list[str]:
+def ocr_note(seconds: dict[int, float]) -> str:
+    """One line naming the pages OCR read (runs of pages as ranges); no timing, so that the
+    same bytes give the same document."""
+    pages = sorted(seconds)
+    runs: list[list[int]] = []
+    for n in pages:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    named = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+    return f"read by OCR (no usable text layer): page{'s' if len(pages) > 1 else ''} {named}"
+
+
+def _check_pdf(path: Path, max_pages: int, ocr: bool = False) -> list[str]:
     """Reject what Docling would choke on, with a reason a person can act on."""
     import pypdfium2 as pdfium
 
@@ -201,6 +221,6 @@ def _check_pdf(path: Path, max_pages: int) -> list[str]:
             text_chars = sum(pdf[i].get_textpage().count_chars() for i in range(min(n, 3)))
         except pdfium.PdfiumError:
             text_chars = 1
-        return [] if text_chars else ["first pages carry no text layer (scanned PDF? OCR is off)"]
+        return [] if text_chars or ocr else ["first pages carry no text layer (scanned PDF? OCR is off)"]
     finally:
         pdf.close()

@@ -13,7 +13,7 @@ stages lives in that conversion's ``ConversionState`` (see ``conversion_state``)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import docling.pipeline.standard_pdf_pipeline as standard_pdf_pipeline
 from docling.datamodel.base_models import Cluster, LayoutPrediction, Page, Table, TableStructurePrediction
@@ -26,6 +26,7 @@ from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, Table
 from evidence_pipeline.parser import docling_patches
 from evidence_pipeline.parser.conversion_state import ConversionState, PageWork, attach, start_body_size, state_of
 from evidence_pipeline.parser.grid import Grid
+from evidence_pipeline.parser.ocr import OcrUnavailable, PageReader, scan_if_needed
 from evidence_pipeline.parser.page_content import page_rules, page_words, spans_of, split_run_in_headings, to_box
 from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
 from evidence_pipeline.parser.table_finder import box_key
@@ -48,6 +49,7 @@ _LABELS = {
 
 class RuleLayoutOptions(BaseLayoutOptions):
     kind: ClassVar[str] = "evidence_pipeline_rule_layout"
+    ocr: Literal["auto", "off"] = "auto"  # auto: pages without a usable text layer are read by OCR
 
 
 class RuleTableStructureOptions(BaseTableStructureOptions):
@@ -65,6 +67,7 @@ class RuleLayoutModel(BaseLayoutModel):
 
     def __init__(self, options: RuleLayoutOptions, artifacts_path=None, accelerator_options=None, **_):
         self.options = options
+        self.reader = PageReader() if options.ocr == "auto" else None
 
     @classmethod
     def get_options_type(cls) -> type[RuleLayoutOptions]:
@@ -77,14 +80,26 @@ class RuleLayoutModel(BaseLayoutModel):
             if page._backend is None or not page._backend.is_valid() or page.size is None:
                 out.append(LayoutPrediction())
                 continue
-            words = page_words(page)
+            try:
+                scan = scan_if_needed(self.reader, conv_res, page)
+            except OcrUnavailable as exc:
+                scan = None
+                if state is not None:
+                    state.warn_once(str(exc))
+            if scan is None:
+                words = page_words(page)
+                rules = page_rules(page)
+            else:
+                words = spans_of(scan.words)
+                rules = scan.rules
+                if state is not None:
+                    state.scanned(page.page_no, scan.seconds)
             spans = split_run_in_headings(spans_of(page.cells), words)
             body = state.body_size if state is not None else None
             if body is None:
                 body = body_text_size(spans)
             running = state.running if state is not None else None
             analyser = PageAnalyser(page.size.width, page.size.height, body, page.page_no, running)
-            rules = page_rules(page)
             regions = analyser.analyse(spans, rules, words)
             if state is not None:
                 state.keep_page_work(page.page_no, PageWork(words, rules, analyser.grids))
