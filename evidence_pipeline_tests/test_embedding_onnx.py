@@ -138,11 +138,11 @@ def test_cache_ids_keep_backends_apart():
 
 
 def test_search_with_onnx_imports_no_torch(onnx_cache, sample_store):
-    """A cold search: embed the query and query the store without torch, sentence-transformers or Docling."""
+    """A cold search (with a token budget: word pieces counted too) without torch, transformers or Docling."""
     code = (
         "import json, sys\n"
         "from evidence_pipeline.cli import main\n"
-        "code = main(['search', 'What is the maximum flow rate?', '--k', '2', '--json'])\n"
+        "code = main(['search', 'What is the maximum flow rate?', '--k', '2', '--token-budget', '5000', '--json'])\n"
         "print(json.dumps({'code': code, 'loaded': sorted(m for m in ('torch', 'sentence_transformers', 'docling', 'transformers')"
         " if m in sys.modules)}))\n"
     )
