@@ -39,7 +39,7 @@ def test_quick_bench_reports_every_figure(tmp_path, capsys):
         assert math.isfinite(figures[key]["ratio"]) and figures[key]["ratio"] > 0
     for backend in ("onnx", "onnx-int8"):
         measured = report["raw"]["embed_backends"]["backends"][backend]
-        assert measured["cosine_min"] >= (0.999 if backend == "onnx" else 0.97)
+        assert measured["cosine_min"] >= (0.999 if backend == "onnx" else 0.98)
         assert math.isfinite(figures[f"embed.backend.{backend}.children_per_s"]["ratio"])
     # p95 never below p50; the unchanged re-ingest skipped every document.
     assert figures["search.edge.2000.p95_ms"]["value"] >= figures["search.edge.2000.p50_ms"]["value"]

@@ -18,10 +18,10 @@ from evidence_pipeline.errors import SettingsError
 from evidence_pipeline.settings import EmbeddingSettings
 
 REPO = Path(__file__).resolve().parents[1]
-# Measured on the sample corpus' children: the int8 model's vectors against fp32 torch
-# (per-channel dynamic quantization) have a cosine of 0.98-0.995; 0.97 leaves room for
-# other texts without letting a broken quantization (0.9 and below) through.
-INT8_MIN_COSINE = 0.97
+# Measured on the children of two sample SOPs (80 texts): the int8 model's vectors against
+# fp32 torch (per-channel dynamic quantization) have a cosine of at least 0.990, 0.993 on
+# average; per-tensor quantization gave 0.96. 0.98 leaves room for other texts.
+INT8_MIN_COSINE = 0.98
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +63,7 @@ def test_onnx_int8_stays_within_the_measured_tolerance(onnx_cache, sample_texts)
     int8 = _embedder("onnx-int8", onnx_cache)
     cosines = np.sum(int8.embed(sample_texts) * torch_vectors, axis=1)
     assert float(cosines.min()) >= INT8_MIN_COSINE
-    assert float(cosines.mean()) >= 0.98
+    assert float(cosines.mean()) >= 0.99
     # A query still finds the child it paraphrases among the document's children.
     query = int8.embed_query(sample_texts[5])
     assert int(np.argmax(int8.embed(sample_texts) @ query)) == 5
