@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -105,7 +106,7 @@ def token_counter(model: str | None = None) -> TokenCounter:
     return TokenCounter(model)
 
 
-_MODELS: dict[tuple[str, str, str], object] = {}
+_MODELS: dict[tuple[str, str, str], tuple[str, object]] = {}  # key -> (backend that runs it, model)
 _LOCK = threading.Lock()
 
 
@@ -145,22 +146,40 @@ class Embedder:
     @property
     def model(self):
         """The loaded model: a ``SentenceTransformer`` (torch) or an ``embedding_onnx.OnnxEncoder``."""
+        return self._loaded()[1]
+
+    @property
+    def running_backend(self) -> str:
+        """What runs the model: ``settings.backend``, or ``torch`` where the ONNX model could not be used."""
+        return self._loaded()[0]
+
+    def _loaded(self) -> tuple[str, object]:
         cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
         key = (self.model_path, self.backend, cache if self.backend != "torch" else "")
         with _LOCK:
             if key not in _MODELS:
-                if self.backend == "torch":
-                    _MODELS[key] = _sentence_transformer(self.model_path)
-                else:
-                    from evidence_pipeline.embedding_onnx import OnnxEncoder
-
-                    _MODELS[key] = OnnxEncoder(self.model_path, self.backend, cache)
+                _MODELS[key] = ("torch", _sentence_transformer(self.model_path)) if self.backend == "torch" else self._onnx(cache)
             return _MODELS[key]
+
+    def _onnx(self, cache: str) -> tuple[str, object]:
+        """The ONNX encoder; where the model cannot be exported or run there (a model folder
+        without a fast tokenizer or with other modules, a read-only cache, no onnxruntime), the
+        torch model, with one line on stderr saying why."""
+        try:
+            from evidence_pipeline.embedding_onnx import OnnxEncoder, OnnxExportError
+
+            return self.backend, OnnxEncoder(self.model_path, self.backend, cache)
+        except (ImportError, OSError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+        except OnnxExportError as exc:
+            reason = str(exc)
+        print(f"warning: embedding backend {self.backend} unavailable ({reason}); using torch", file=sys.stderr, flush=True)
+        return "torch", _sentence_transformer(self.model_path)
 
     @property
     def dim(self) -> int:
-        model = self.model
-        if self.backend != "torch":
+        backend, model = self._loaded()
+        if backend != "torch":
             return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
@@ -174,16 +193,18 @@ class Embedder:
     def cache_id(self) -> str:
         """The model and what ran it: the key of cached vectors (``evaluation.cache``), so
         figures of one backend are never computed from another's vectors."""
-        return self.model_id if self.backend == "torch" else f"{self.model_id}@{self.backend}"
+        backend = self.running_backend
+        return self.model_id if backend == "torch" else f"{self.model_id}@{backend}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self.backend != "torch":
-            return self.model.encode(list(texts), batch_size=self.settings.batch_size)
+        backend, model = self._loaded()
+        if backend != "torch":
+            return model.encode(list(texts), batch_size=self.settings.batch_size)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
-        vectors = self.model.encode(
+        vectors = model.encode(
             list(texts),
             batch_size=self.settings.batch_size,
             normalize_embeddings=True,

@@ -60,18 +60,18 @@ class ModelLayout:
         root = Path(model_dir)
         modules_file = root / "modules.json"
         if not modules_file.is_file():
-            raise OnnxExportError(f"{root}: no modules.json (not a sentence-transformers folder); use EVIDENCE_EMBED_BACKEND=torch")
+            raise OnnxExportError(f"{root}: no modules.json (not a sentence-transformers folder)")
         modules = json.loads(modules_file.read_text())
         kinds = {m["type"].rsplit(".", 1)[-1]: m for m in modules}
         if "Transformer" not in kinds or "Pooling" not in kinds:
-            raise OnnxExportError(f"{root}: modules {sorted(kinds)} are not Transformer + Pooling; use EVIDENCE_EMBED_BACKEND=torch")
+            raise OnnxExportError(f"{root}: modules {sorted(kinds)} are not Transformer + Pooling")
         unknown = set(kinds) - {"Transformer", "Pooling", "Normalize"}
         if unknown:
-            raise OnnxExportError(f"{root}: module(s) {sorted(unknown)} have no ONNX path here; use EVIDENCE_EMBED_BACKEND=torch")
+            raise OnnxExportError(f"{root}: module(s) {sorted(unknown)} have no ONNX path here")
         pool_cfg = json.loads((root / kinds["Pooling"]["path"] / "config.json").read_text())
         modes = [m for m in ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens") if pool_cfg.get(f"pooling_mode_{m}")]
         if len(modes) != 1 or modes[0] == "mean_sqrt_len_tokens":
-            raise OnnxExportError(f"{root}: pooling {modes} has no ONNX path here; use EVIDENCE_EMBED_BACKEND=torch")
+            raise OnnxExportError(f"{root}: pooling {modes} has no ONNX path here")
         st_cfg = root / kinds["Transformer"]["path"] / "sentence_bert_config.json"
         max_len = json.loads(st_cfg.read_text()).get("max_seq_length", 256) if st_cfg.is_file() else 256
         return cls(
@@ -206,7 +206,7 @@ class OnnxEncoder:
         self.variant = variant
         tokenizer_file = self.layout.transformer_dir / "tokenizer.json"
         if not tokenizer_file.is_file():
-            raise OnnxExportError(f"{model_dir}: no tokenizer.json (fast tokenizer); use EVIDENCE_EMBED_BACKEND=torch")
+            raise OnnxExportError(f"{model_dir}: no tokenizer.json (fast tokenizer)")
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # The window sentence-transformers applies (max_seq_length, special tokens included);
         # padding to the longest text of each batch, as its collate does.

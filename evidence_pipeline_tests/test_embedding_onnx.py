@@ -137,6 +137,25 @@ def test_cache_ids_keep_backends_apart():
     assert len({_embedder(b).model_id for b in ids}) == 1  # one model: a store is searchable with any backend
 
 
+def test_a_model_folder_onnx_cannot_run_falls_back_to_torch_in_one_line(tmp_path, capsys, sample_texts):
+    """A folder without sentence-transformers' modules.json: the ONNX path cannot know its
+    pooling, so torch embeds (sentence-transformers' default: mean pooling), said once on stderr."""
+    packaged = Path(resolve_model(None))
+    folder = tmp_path / "plain-bert"
+    folder.mkdir()
+    for item in packaged.iterdir():
+        if item.name != "modules.json":
+            (folder / item.name).symlink_to(item)
+    embedder = Embedder(EmbeddingSettings(model=str(folder), backend="onnx", cache_dir=str(tmp_path / "models")))
+    vectors = embedder.embed(sample_texts[:4])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"warning: embedding backend onnx unavailable ({folder}: no modules.json (not a sentence-transformers folder)); using torch"]
+    assert embedder.running_backend == "torch" and embedder.cache_id == embedder.model_id
+    reference = _embedder("torch").embed(sample_texts[:4])
+    assert float(np.min(np.sum(vectors * reference, axis=1))) >= 0.999
+    assert not (tmp_path / "models").exists()
+
+
 def test_search_with_onnx_imports_no_torch(onnx_cache, sample_store):
     """A cold search (with a token budget: word pieces counted too) without torch, transformers or Docling."""
     code = (
