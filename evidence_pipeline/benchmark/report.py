@@ -27,6 +27,10 @@ def build_report(raw: dict) -> dict:
     figs.append(_fig("embed.children_per_s", "embed children (fit + embed)", e["children_per_s"], "children/s",
                      baseline=e["raw_children_per_s"], ratio=e["ratio"], target=">= 0.9x raw encode", met=e["ratio"] >= 0.9,
                      note=f"{e['children']} children, best of {e['rounds']}, batch {e['batch_size']}; CPU-time ratio {e['ratio_cpu']:.2f}x"))
+    if "embed_backends" in raw:
+        from evidence_pipeline.benchmark.embedding_backends import figures as backend_figures
+
+        figs.extend(backend_figures(raw["embed_backends"], _fig))
     local_by_n = {r["children"]: r for r in raw["local"]}
     for r in raw["edge"]:
         n, up, se = r["children"], r["upsert"], r["search"]
@@ -104,7 +108,7 @@ def _meta_line(report: dict) -> str:
     return (f"{'quick' if m['quick'] else 'full'} run, {m['cpu_count']} CPUs, torch {m.get('torch_threads')} threads, "
             f"load avg (1 min) {m['load_start']:.1f} at start, {m.get('load_end', float('nan')):.1f} at end "
             f"(load > CPUs = other processes competing); converter build {m.get('converter_build_s', 0):.1f} s, "
-            f"model load {m.get('model_load_s', 0):.1f} s, total {m.get('total_s', 0):.0f} s"
+            f"model load {m.get('model_load_s', 0):.1f} s ({m.get('embed_backend', 'torch')}), total {m.get('total_s', 0):.0f} s"
             + (f"; qdrant-client local not run at {', '.join(str(n) for n in m['local_skipped_sizes'])} children "
                "(~950 points/s upsert, seconds per grouped query there)" if m.get("local_skipped_sizes") else ""))
 

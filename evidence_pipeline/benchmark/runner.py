@@ -81,6 +81,7 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
     }
     from evidence_pipeline.embedding import Embedder, token_counter
     from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.settings import EMBED_BACKENDS
     from evidence_pipeline.tools.samples.corpus import corpus_questions, generate_corpus
 
     with tempfile.TemporaryDirectory(prefix="evidence-bench-") as tmp:
@@ -93,7 +94,8 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
             embedder.model  # noqa: B018
         import torch
 
-        raw["meta"].update(converter_build_s=conv.wall, model_load_s=model.wall, torch_threads=torch.get_num_threads())
+        raw["meta"].update(converter_build_s=conv.wall, model_load_s=model.wall, torch_threads=torch.get_num_threads(),
+                           embed_backend=embedder.backend)
 
         log(f"parse: {len(corpus)} generated documents")
         docs, raw["parse_generated"] = stages.parse(parser, corpus)
@@ -111,8 +113,14 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
         embed_units = _first_children(generated_units, counter, plan.embed_children)
         log(f"embed: ours vs raw encode, {plan.embed_rounds} rounds")
         raw["embed"] = stages.embed(embed_units, embedder, counter, plan.embed_rounds)
-
         from evidence_pipeline import pipeline
+        from evidence_pipeline.benchmark import embedding_backends
+
+        log(f"embed: backends {', '.join(EMBED_BACKENDS)} vs raw fp32 encode, {plan.embed_rounds} rounds")
+        backend_texts = [c.embed_text for units in embed_units for c in pipeline.children_of(units, counter)]
+        raw["embed_backends"] = embedding_backends.measure(
+            backend_texts, [q.question for q in corpus_questions()], plan.embed_rounds, embedder.settings.batch_size
+        )
 
         real_texts = [c.text for units in generated_units for c in pipeline.children_of(units, counter)]
         sampler = lambda: TextSampler(real_texts, seed=7)  # noqa: E731 (same texts for every backend)

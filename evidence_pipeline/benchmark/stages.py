@@ -42,11 +42,13 @@ def build(docs: Sequence[ParsedDoc], counter: TokenCounter) -> tuple[list[list[E
 
 def embed(units_per_doc: Sequence[list[EvidenceUnit]], embedder: Embedder, counter: TokenCounter, rounds: int) -> dict:
     """Our path (children fitted per document, then ``pipeline.embed_documents``, as
-    ``ingest_files`` does) against one raw ``SentenceTransformer.encode`` of the same texts,
+    ``ingest_files`` does, with the default backend) against one raw fp32 ``SentenceTransformer.encode`` of the same texts,
     same batch size. The two alternate; the best round of each counts (least disturbed by
     other load)."""
     texts = [c.embed_text for units in units_per_doc for c in pipeline.children_of(units, counter)]
-    model, batch = embedder.model, embedder.settings.batch_size
+    batch = embedder.settings.batch_size
+    # The baseline is fp32 sentence-transformers whatever backend ``embedder`` runs.
+    model = Embedder(embedder.settings.model_copy(update={"backend": "torch"})).model
     model.encode(texts[:batch], batch_size=batch, show_progress_bar=False)  # warm-up
 
     def ours() -> None:

@@ -109,11 +109,15 @@ def evaluate_docs(
     questions = select_questions(questions, {d.parsed.doc_id for d in docs}, log)
     if not questions:
         raise ValueError("no question refers to an indexed document")
-    embedder = QueryCachingEmbedder()
+    from evidence_pipeline.settings import EmbeddingSettings
+
+    settings = EmbeddingSettings.from_env()  # EVIDENCE_EMBED_BACKEND chooses what runs the model
+    embedder = QueryCachingEmbedder(settings)
     if cache is not None:
         from evidence_pipeline.evaluation.cache import EmbeddingCache
 
-        embedder = QueryCachingEmbedder(cache=EmbeddingCache(cache, embedder.model_id))
+        # Keyed by model and backend: one backend's figures never reuse another's vectors.
+        embedder = QueryCachingEmbedder(settings, cache=EmbeddingCache(cache, embedder.cache_id))
     from evidence_pipeline.pipeline import PipelineOptions
 
     runs = run_systems(
@@ -125,6 +129,7 @@ def evaluate_docs(
         "n_docs": len(docs),
         "n_questions": len(questions),
         "model": embedder.model_path,
+        "embed_backend": embedder.backend,
         "parser": docs[0].parsed.parser if docs else None,
         "chunks": {name: run.n_chunks for name, run in runs.items()},
     }

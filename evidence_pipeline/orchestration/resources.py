@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, create_model
 
 from evidence_pipeline.embedding import Embedder, TokenCounter, token_counter
 from evidence_pipeline.pipeline import PipelineOptions
-from evidence_pipeline.settings import EmbeddingSettings, ParserSettings, StoreSettings, corpus_dir
+from evidence_pipeline.settings import DEFAULT_EMBED_BACKEND, EmbeddingSettings, ParserSettings, StoreSettings, corpus_dir
 
 
 @lru_cache(maxsize=4)
@@ -51,14 +51,16 @@ class ParserResource(dg.ConfigurableResource):
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """Sentence-transformers model (default: the packaged all-MiniLM-L6-v2), loaded once per process."""
+    """The embedding model (default: the packaged all-MiniLM-L6-v2) and what runs it
+    (``backend``: onnx, onnx-int8 or torch; see settings), loaded once per process."""
 
     model: Optional[str] = None
     batch_size: int = 32
+    backend: str = DEFAULT_EMBED_BACKEND
 
     @property
     def settings(self) -> EmbeddingSettings:
-        return EmbeddingSettings(model=self.model, batch_size=self.batch_size)
+        return EmbeddingSettings(model=self.model, batch_size=self.batch_size, backend=self.backend)
 
     def embedder(self) -> Embedder:
         return Embedder(self.settings)
@@ -68,7 +70,8 @@ class EmbedderResource(dg.ConfigurableResource):
 
     @classmethod
     def from_env(cls) -> "EmbedderResource":
-        return cls(model=EmbeddingSettings.from_env().model)
+        settings = EmbeddingSettings.from_env()
+        return cls(model=settings.model, backend=settings.backend)
 
 
 class StoreResource(dg.ConfigurableResource):

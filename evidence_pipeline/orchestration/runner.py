@@ -107,11 +107,14 @@ def ingest_paths(
     *,
     force: bool = False,
     log_level: str = "WARNING",
+    read_ahead: bool = True,
 ) -> IngestSummary:
     """Register each file as a partition and materialize its assets; one failure stays one failure.
 
     A file whose content hash and pipeline version match what the store holds is skipped
     (``force`` re-ingests it): re-running over an unchanged corpus parses and embeds nothing.
+    ``read_ahead``: while one document is embedded and written, the parser's worker process
+    parses the next (``WorkerParser.read_ahead``), so parsing and embedding share the 2 cores.
     """
     paths = list(paths)
     missing = [str(p) for p in paths if not Path(p).exists()]
@@ -134,6 +137,26 @@ def ingest_paths(
         instance.add_dynamic_partitions(documents.name, new)
     job = defs.resolve_job_def(INGEST_JOB).with_logger_defs({"console": ingest_console_logger})
     unchanged = set() if force else _unchanged_keys(by_key, defs)
+    parser = _read_ahead_parser(defs) if read_ahead else None
+    if parser is not None:
+        parser.read_ahead([(p.resolve(), doc_id_for(p)) for k, p in by_key.items() if k not in unchanged])
+    try:
+        _run_each(job, instance, by_key, unchanged, progress, log_level, summary)
+    finally:
+        if parser is not None:
+            parser.read_ahead([])
+    return summary
+
+
+def _read_ahead_parser(defs: dg.Definitions):
+    """The parser the job's ``parsed_docs`` step will use (one per process and settings), when
+    it can parse the next document in the background (the worker-process parser)."""
+    resource = (defs.resources or {}).get("parser")
+    parser = resource.parser() if hasattr(resource, "parser") else None
+    return parser if hasattr(parser, "read_ahead") else None
+
+
+def _run_each(job, instance, by_key: dict[str, Path], unchanged: set[str], progress, log_level: str, summary: IngestSummary) -> None:
     for key, path in progress(list(by_key.items())):
         if key in unchanged:
             summary.outcomes.append(DocumentOutcome(path, key, True, unchanged=True))
@@ -161,4 +184,3 @@ def ingest_paths(
         else:
             outcome = DocumentOutcome(path, key, False, error=failure_message(result))
         summary.outcomes.append(outcome)
-    return summary

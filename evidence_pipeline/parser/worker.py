@@ -27,6 +27,7 @@ import signal
 import threading
 import time
 import weakref
+from concurrent.futures import Future
 from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
@@ -154,6 +155,58 @@ class _Worker:
         self._finalizer()
 
 
+def _ahead_key(path: Path, doc_id: str | None) -> tuple | None:
+    """A document as the read-ahead knows it: the file (and its size and change time) and its id."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (str(path.resolve()), doc_id, st.st_size, st.st_mtime_ns)
+
+
+class ReadAhead:
+    """At most one parse ahead of the caller, on a thread that waits on the worker's pipe
+    (the parsing itself runs in the worker process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._upcoming: list[tuple] = []
+        self._pending: tuple[tuple, Future] | None = None
+
+    def plan(self, keys: list[tuple | None]) -> None:
+        with self._lock:
+            self._upcoming = [k for k in keys if k is not None]
+            if not self._upcoming:
+                self._pending = None  # an unclaimed result is dropped; a running parse just ends
+
+    def take(self, key: tuple | None) -> Future | None:
+        with self._lock:
+            if key is None or self._pending is None or self._pending[0] != key:
+                return None
+            future = self._pending[1]
+            self._pending = None
+            return future
+
+    def next_after(self, key: tuple | None, parse_now) -> None:
+        with self._lock:
+            if key is None or key not in self._upcoming:
+                return
+            i = self._upcoming.index(key)
+            if i + 1 >= len(self._upcoming) or self._pending is not None:
+                return
+            nxt = self._upcoming[i + 1]
+            future: Future = Future()
+            self._pending = (nxt, future)
+
+        def run() -> None:
+            try:
+                future.set_result(parse_now(Path(nxt[0]), nxt[1], None))
+            except BaseException as exc:  # noqa: BLE001 (handed to the caller that takes it)
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name="evidence-parse-ahead", daemon=True).start()
+
+
 class WorkerParser:
     """``DoclingParser`` behind a process boundary: same ``name``, same ``parse``; limits from settings.
 
@@ -166,6 +219,7 @@ class WorkerParser:
         self.name = DoclingParser(self.settings).name  # cheap: no converter is built here
         self._worker: _Worker | None = None
         self._lock = threading.Lock()
+        self._read_ahead = ReadAhead()
 
     @property
     def pid(self) -> int | None:
@@ -181,18 +235,31 @@ class WorkerParser:
     def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
         path = Path(path)
         DoclingParser._check(path)  # a missing or unsupported file needs no worker
+        key = _ahead_key(path, doc_id) if pages is None else None
+        ahead = self._read_ahead.take(key)
+        reply = ahead.result() if ahead is not None else self._parse_now(path, doc_id, pages)
+        self._read_ahead.next_after(key, self._parse_now)
+        if reply[0] == "ok":
+            return ParsedDoc.model_validate_json(reply[1])
+        raise ParseError(str(path), reply[1])
+
+    def read_ahead(self, upcoming: list[tuple[Path, str | None]]) -> None:
+        """The documents the caller will ask for, in order. After each ``parse`` of one of
+        them the worker parses the next in the background, so the caller's next step (embedding)
+        and the next parse use both cores. A document whose file changed meanwhile, or that is
+        asked for out of order, is parsed again as usual. ``[]`` ends the read-ahead."""
+        self._read_ahead.plan([_ahead_key(Path(p), d) for p, d in upcoming])
+
+    def _parse_now(self, path: Path, doc_id: str | None, pages: tuple[int, int] | None) -> tuple:
         with self._lock:
             worker = self._ready_worker(str(path))
             worker.conn.send((str(path), doc_id, pages))
             try:
-                reply = worker.wait(self.settings.timeout_s, self.settings.max_memory_mb, "parse")
+                return worker.wait(self.settings.timeout_s, self.settings.max_memory_mb, "parse")
             except _Stop as stop:
                 worker.close()
                 self._worker = None
-                raise ParseError(str(path), stop.reason) from None
-        if reply[0] == "ok":
-            return ParsedDoc.model_validate_json(reply[1])
-        raise ParseError(str(path), reply[1])
+                return ("error", stop.reason)
 
     def _ready_worker(self, path: str) -> _Worker:
         worker = self._worker
@@ -215,6 +282,7 @@ class WorkerParser:
         return worker
 
     def close(self) -> None:
+        self._read_ahead.plan([])
         with self._lock:
             if self._worker is not None:
                 self._worker.close()

@@ -1,0 +1,182 @@
+"""The ONNX Runtime backends against sentence-transformers, on the texts the pipeline embeds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evidence_pipeline import embedding_onnx
+from evidence_pipeline.embedding import Embedder, resolve_model
+from evidence_pipeline.embedding_onnx import META_FILE, MODEL_FILE, ModelLayout, ensure_exported, export_dir
+from evidence_pipeline.errors import SettingsError
+from evidence_pipeline.settings import EmbeddingSettings
+
+REPO = Path(__file__).resolve().parents[1]
+# Measured on the children of two sample SOPs (80 texts): the int8 model's vectors against
+# fp32 torch (per-channel dynamic quantization) have a cosine of at least 0.990, 0.993 on
+# average; per-tensor quantization gave 0.96. 0.98 leaves room for other texts.
+INT8_MIN_COSINE = 0.98
+
+
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory) -> Path:
+    """Both variants exported once per session, into a cache of this session's own."""
+    cache = tmp_path_factory.mktemp("models")
+    for variant in ("onnx", "onnx-int8"):
+        ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
+    return cache
+
+
+@pytest.fixture(scope="session")
+def sample_texts(sample_corpus, parse_cached) -> list[str]:
+    """What ingest embeds for one generated SOP: its children's texts (rows, captions, context)."""
+    from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import token_counter
+
+    counter = token_counter(None)
+    doc = parse_cached(sample_corpus / "SOP-8812.pdf")
+    units = pipeline.document_units(doc, pipeline.PipelineOptions(), counter)
+    return [c.embed_text for c in pipeline.children_of(units, counter)]
+
+
+def _embedder(backend: str, cache: Path | None = None) -> Embedder:
+    return Embedder(EmbeddingSettings(backend=backend, cache_dir=str(cache) if cache else None))
+
+
+def test_onnx_fp32_vectors_agree_with_torch(onnx_cache, sample_texts):
+    assert len(sample_texts) > 20
+    torch_vectors = _embedder("torch").embed(sample_texts)
+    onnx_vectors = _embedder("onnx", onnx_cache).embed(sample_texts)
+    assert onnx_vectors.shape == torch_vectors.shape and onnx_vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(onnx_vectors, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(onnx_vectors * torch_vectors, axis=1))) >= 0.999
+
+
+def test_onnx_int8_stays_within_the_measured_tolerance(onnx_cache, sample_texts):
+    torch_vectors = _embedder("torch").embed(sample_texts)
+    int8 = _embedder("onnx-int8", onnx_cache)
+    cosines = np.sum(int8.embed(sample_texts) * torch_vectors, axis=1)
+    assert float(cosines.min()) >= INT8_MIN_COSINE
+    assert float(cosines.mean()) >= 0.99
+    # A query still finds the child it paraphrases among the document's children.
+    query = int8.embed_query(sample_texts[5])
+    assert int(np.argmax(int8.embed(sample_texts) @ query)) == 5
+
+
+def test_batches_do_not_change_a_vector(onnx_cache, sample_texts):
+    """Padding to the batch's longest text must not move a text's vector (attention mask, pooling)."""
+    encoder = _embedder("onnx", onnx_cache).model
+    alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
+    together = encoder.encode(sample_texts[:6], batch_size=3)
+    assert np.allclose(alone, together, atol=1e-5)
+
+
+def test_pooling_follows_the_model_folder():
+    layout = ModelLayout.read(resolve_model(None))
+    assert (layout.pooling, layout.normalize, layout.max_seq_length, layout.dim) == ("mean", True, 256, 384)
+
+
+def test_export_is_reused_and_never_half_visible(onnx_cache, monkeypatch):
+    model = resolve_model(None)
+    folder = export_dir(model, "onnx", onnx_cache)
+    assert sorted(p.name for p in folder.iterdir()) == [META_FILE, MODEL_FILE]
+    assert json.loads((folder / META_FILE).read_text())["variant"] == "onnx"
+    # Nothing but whole exports in the cache: the temporary folders were renamed or removed.
+    assert sorted(p.name for p in onnx_cache.iterdir()) == sorted(
+        export_dir(model, v, onnx_cache).name for v in ("onnx", "onnx-int8")
+    )
+
+    def no_export(*_args, **_kw):
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(embedding_onnx, "_export_fp32", no_export)
+    monkeypatch.setattr(embedding_onnx, "_quantize_int8", no_export)
+    mtime = (folder / MODEL_FILE).stat().st_mtime_ns
+    assert ensure_exported(model, "onnx-int8", onnx_cache) == export_dir(model, "onnx-int8", onnx_cache)
+    assert (folder / MODEL_FILE).stat().st_mtime_ns == mtime
+
+
+def test_a_failed_export_leaves_nothing_behind(tmp_path, monkeypatch):
+    def broken(_model, target: Path):
+        target.write_bytes(b"half a model")
+        raise RuntimeError("killed mid-export")
+
+    monkeypatch.setattr(embedding_onnx, "_export_fp32", broken)
+    with pytest.raises(RuntimeError, match="killed mid-export"):
+        ensure_exported(resolve_model(None), "onnx", tmp_path, log=lambda _: None)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_backend_setting_is_one_line(monkeypatch):
+    monkeypatch.setenv("EVIDENCE_EMBED_BACKEND", "tensorrt")
+    with pytest.raises(SettingsError) as err:
+        EmbeddingSettings.from_env()
+    assert str(err.value) == "EVIDENCE_EMBED_BACKEND='tensorrt': expected one of torch, onnx, onnx-int8"
+    monkeypatch.setenv("EVIDENCE_EMBED_BACKEND", "onnx")
+    assert EmbeddingSettings.from_env().backend == "onnx"
+
+
+def test_bad_backend_on_the_command_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "EVIDENCE_EMBED_BACKEND": "gpu", "EVIDENCE_STORE_PATH": str(tmp_path / "store")}
+    out = subprocess.run(
+        [sys.executable, "-m", "evidence_pipeline.cli", "search", "flow rate"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode != 0
+    assert out.stderr.strip().splitlines() == [f"error: EVIDENCE_EMBED_BACKEND='gpu': expected one of torch, onnx, onnx-int8"]
+
+
+def test_cache_ids_keep_backends_apart():
+    ids = {b: _embedder(b).cache_id for b in ("torch", "onnx", "onnx-int8")}
+    assert len(set(ids.values())) == 3 and ids["torch"] == _embedder("torch").model_id
+    assert len({_embedder(b).model_id for b in ids}) == 1  # one model: a store is searchable with any backend
+
+
+def test_a_model_folder_onnx_cannot_run_falls_back_to_torch_in_one_line(tmp_path, capsys, sample_texts):
+    """A folder without sentence-transformers' modules.json: the ONNX path cannot know its
+    pooling, so torch embeds (sentence-transformers' default: mean pooling), said once on stderr."""
+    packaged = Path(resolve_model(None))
+    folder = tmp_path / "plain-bert"
+    folder.mkdir()
+    for item in packaged.iterdir():
+        if item.name != "modules.json":
+            (folder / item.name).symlink_to(item)
+    embedder = Embedder(EmbeddingSettings(model=str(folder), backend="onnx", cache_dir=str(tmp_path / "models")))
+    vectors = embedder.embed(sample_texts[:4])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"warning: embedding backend onnx unavailable ({folder}: no modules.json (not a sentence-transformers folder)); using torch"]
+    assert embedder.running_backend == "torch" and embedder.cache_id == embedder.model_id
+    reference = _embedder("torch").embed(sample_texts[:4])
+    assert float(np.min(np.sum(vectors * reference, axis=1))) >= 0.999
+    assert not (tmp_path / "models").exists()
+
+
+def test_search_with_onnx_imports_no_torch(onnx_cache, sample_store):
+    """A cold search (with a token budget: word pieces counted too) without torch, transformers or Docling."""
+    code = (
+        "import json, sys\n"
+        "from evidence_pipeline.cli import main\n"
+        "code = main(['search', 'What is the maximum flow rate?', '--k', '2', '--token-budget', '5000', '--json'])\n"
+        "print(json.dumps({'code': code, 'loaded': sorted(m for m in ('torch', 'sentence_transformers', 'docling', 'transformers')"
+        " if m in sys.modules)}))\n"
+    )
+    for backend in ("onnx", "onnx-int8"):
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "EVIDENCE_EMBED_BACKEND": backend,
+            "EVIDENCE_MODEL_CACHE": str(onnx_cache),
+            "EVIDENCE_STORE_PATH": sample_store.settings.path,
+        }
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
+        assert out.returncode == 0, out.stderr
+        hits_json, _, status = out.stdout.rpartition("\n{")
+        status = json.loads("{" + status)
+        assert status == {"code": 0, "loaded": []}
+        hits = json.loads(hits_json)
+        assert len(hits) == 2 and hits[0]["doc_id"] in {"SOP-8812", "SOP-MFG-231"}
