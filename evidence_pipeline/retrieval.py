@@ -23,7 +23,7 @@ from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.routing import RoutingIndex
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
-from evidence_pipeline.store import open_store
+from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import RRF_K, Store, StoredHit
 
 
@@ -230,8 +230,9 @@ def search(
     model's word pieces, shared headers once; see ``render_context``), the first always,
     even when it alone is larger (``budget_note`` says so). The budget is applied before
     k: without k, up to ``BUDGET_CANDIDATES`` parents are considered; with k, at most k.
-    Opens the store only for the query, so an ingest in another process can follow.
-    Raises ValueError for an empty query, k < 1 or a budget < 1.
+    The embedded store stays open for the next search in this process and is handed over
+    when another process queues for it (``store/reader.py``); the embedding model loads
+    once per process. Raises ValueError for an empty query, k < 1 or a budget < 1.
     """
     check_query(query, k, token_budget)
     settings = embedding_settings or EmbeddingSettings.from_env()
@@ -239,7 +240,7 @@ def search(
     limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
     # Embed first: the embedded store admits one process at a time, so it is held only for the query.
     dense = embedder.embed_query(query).tolist()
-    with open_store(store_settings or StoreSettings.from_env()) as store:
+    with reading_store(store_settings or StoreSettings.from_env()) as store:
         hits = search_store(store, embedder, query, limit, doc_ids=doc_ids, dense=dense)
     if token_budget is not None:
         hits = pack(hits, token_budget, token_counter(settings.model).count)

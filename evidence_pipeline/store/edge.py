@@ -10,7 +10,9 @@ module works around:
 - an exclusive lock while open: a second process cannot open the shard. Every opener
   first takes ``StoreLock`` (a file lock beside the shard) and waits up to
   ``settings.lock_timeout_s`` for it, so processes take turns; open the store only
-  while it is used (``open_store``) and close it, so that the others get their turn;
+  while it is used (``open_store``) and close it, so that the others get their turn
+  (searches keep one read-only open per process that lets go when anyone queues:
+  ``store/reader.py``);
 - no background optimizer: points stay in appendable plain segments where search is
   exact brute force (milliseconds at 100k points). ``optimize()`` builds HNSW and
   vacuums deleted points; after it, dense search is approximate.
@@ -137,6 +139,16 @@ class EdgeStore:
             return qe.EdgeShard.load(str(self.path))
         except Exception as exc:
             raise StoreError(f"{self.path}: cannot create the Edge store ({exc})") from exc
+
+    @property
+    def is_open(self) -> bool:
+        """True while this object holds the shard, and with it the store's lock."""
+        return self._shard is not None
+
+    @property
+    def lock_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the lock file held while open (see ``StoreLock.identity``)."""
+        return self._lock.identity()
 
     @property
     def dim(self) -> int | None:
