@@ -68,7 +68,7 @@ class Routing:
 DEFAULT_ROUTING = Routing()
 
 CARD_FIELDS = tuple(DocumentStamp.model_fields)
-_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[str, RoutingIndex]]" = weakref.WeakKeyDictionary()
+_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[object, str, RoutingIndex]]" = weakref.WeakKeyDictionary()
 
 
 def stored_cards(store: Store) -> list[DocumentCard]:
@@ -81,15 +81,19 @@ def _cards(payloads: list[dict]) -> list[DocumentCard]:
 
 
 def routing_index(store: Store) -> RoutingIndex:
-    """The routing index of the documents in ``store``, rebuilt only when its cards change
-    (the card payloads are read on every call: one small point per document)."""
+    """The routing index of the documents in ``store``, rebuilt only when its cards change.
+    The card payloads (one small point per document) are read again unless the store's
+    ``revision`` says nothing changed since the last call (an embedded store kept open
+    between searches: ~1,000 cards to read at 100k children)."""
+    revision = store.revision
+    cached = _routing_indexes.get(store)
+    if cached is not None and revision is not None and cached[0] == revision:
+        return cached[2]
     payloads = store.payloads("unit_kind", "card", CARD_FIELDS)
     key = json.dumps(sorted(payloads, key=lambda p: p["doc_id"]), sort_keys=True)
-    cached = _routing_indexes.get(store)
-    if cached is None or cached[0] != key:
-        cached = (key, RoutingIndex(_cards(payloads)))
-        _routing_indexes[store] = cached
-    return cached[1]
+    index = cached[2] if cached is not None and cached[1] == key else RoutingIndex(_cards(payloads))
+    _routing_indexes[store] = (revision, key, index)
+    return index
 
 
 def routed_documents(query: str, index: RoutingIndex, routing: Routing, doc_ids: Sequence[str] | None = None) -> list[str]:

@@ -199,7 +199,7 @@ def test_searches_in_a_long_lived_process_see_an_ingest_by_another_process(sampl
 
     monkeypatch.setenv("EVIDENCE_STORE_LOCK_TIMEOUT_S", "20")  # a starved writer fails well before the ingest's bound
     done: list = []
-    ingest = threading.Thread(target=lambda: done.append(run_ingest(Path(settings.path), [first, new], timeout_s=600)))
+    ingest = threading.Thread(target=lambda: done.append(run_ingest(Path(settings.path), [new], timeout_s=600)))
     ingest.start()
     seen, errors = [], []
     while ingest.is_alive():
@@ -210,9 +210,11 @@ def test_searches_in_a_long_lived_process_see_an_ingest_by_another_process(sampl
             assert hits and all(h.parent_text and h.doc_id in (first.stem, new.stem) for h in hits)
         except Exception as exc:  # what the test is about: keep it
             errors.append(f"{type(exc).__name__}: {exc}")
+        time.sleep(0.05)  # searching back to back, but leaving the ingest a core
     ingest.join()
     run = done[0]
-    assert run.failures == [] and run.documents == 2, run.failures
+    assert run.failures == [] and run.documents == 1, run.failures
+    assert len(seen) >= 10  # the searches did run during the ingest
     assert errors == []
     with reading_store(settings) as store:
         final = store.count(new.stem)

@@ -85,6 +85,7 @@ class EdgeStore:
         self.path = Path(settings.path)
         self._shard: qe.EdgeShard | None = None
         self._written = False  # any update since opening: close() flushes only then
+        self._revision = 0  # counts loads and updates: see ``revision``
         self._lock = StoreLock(self.path)
         if (self.path / _EDGE_CONFIG).exists():
             self._open()
@@ -99,6 +100,7 @@ class EdgeStore:
                 self._shard = self._load()
             elif config is not None:
                 self._shard = self._create(config)
+            self._revision += 1
         except BaseException:
             self._lock.release()
             raise
@@ -146,6 +148,12 @@ class EdgeStore:
         return self._shard is not None
 
     @property
+    def revision(self) -> int | None:
+        """Changes whenever what this store holds may have changed; None while closed. An
+        open Edge store holds the store's lock, so only its own updates change it."""
+        return self._revision if self._shard is not None else None
+
+    @property
     def lock_identity(self) -> tuple[int, int] | None:
         """(device, inode) of the lock file held while open (see ``StoreLock.identity``)."""
         return self._lock.identity()
@@ -189,8 +197,9 @@ class EdgeStore:
         return bool(self._shard.optimize()) if self._shard is not None else False
 
     def _update(self, operation: Any) -> None:
-        self._require().update(operation)
         self._written = True
+        self._revision += 1
+        self._require().update(operation)
 
     def close(self) -> None:
         shard, self._shard = self._shard, None

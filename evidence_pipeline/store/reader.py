@@ -189,6 +189,12 @@ def reading_store(settings: StoreSettings) -> Iterator[EdgeStore]:
         yield store
 
 
+def let_go(settings: StoreSettings) -> None:
+    """Close this process's kept open of the store at ``settings.path``, if any (after the
+    read in flight); the next read opens it again."""
+    KEPT.get(Path(settings.path).resolve()).close()
+
+
 def _reset_in_child() -> None:
     global KEPT
     KEPT = KeptStores()  # the parent's locks may have been held by its other threads
