@@ -222,3 +222,26 @@ def test_searches_in_a_long_lived_process_see_an_ingest_by_another_process(sampl
     assert final > 0 and set(seen) <= {0, final}  # the new document is absent or whole, never half
     hits = search("Aqueous Phase flow rate", 3, store_settings=settings, doc_ids=[new.stem])
     assert hits and {h.doc_id for h in hits} == {new.stem}
+
+
+def test_the_routing_index_is_reused_while_the_store_is_unchanged_and_rebuilt_after_a_write(tmp_path):
+    from evidence_pipeline.benchmark.synthetic import TextSampler, synthetic_documents
+    from evidence_pipeline.retrieval import routing_index
+
+    docs = list(synthetic_documents(300, TextSampler(["flow rate of the aqueous phase in mL/min"]), dim=DIM))
+    settings = StoreSettings(path=str(tmp_path / "edge"))
+    with open_store(settings) as store:
+        store.ensure_collection(DIM)
+        for doc_id, points in docs[:2]:
+            store.replace_document(doc_id, points)
+    with reading_store(settings) as store:
+        index = routing_index(store)
+        assert [d for d, _ in index.resolve(f"what does {docs[1][0]} say")][:1] == [docs[1][0]]
+    with reading_store(settings) as store:
+        assert routing_index(store) is index  # the kept store did not change: its cards are not read again
+    with open_store(settings) as store:  # a write: handed over, then read anew
+        store.replace_document(*docs[2])
+    with reading_store(settings) as store:
+        rebuilt = routing_index(store)
+        assert rebuilt is not index
+        assert [d for d, _ in rebuilt.resolve(f"what does {docs[2][0]} say")][:1] == [docs[2][0]]

@@ -7,7 +7,8 @@ call (``StoreSettings.keep_open=False``, what ``search()`` did before), in alter
 rounds so that both meet the same machine load. Each call's time is split into its two
 parts, measured right after on the same question: the query embedding (``Embedder.embed_query``)
 and the store part (``reading_store`` + ``retrieval.search_store`` with that embedding:
-everything ``search()`` does but embedding).
+everything ``search()`` does but embedding), in wall time and in this process's CPU time
+(``store_cpu``: less swayed by other processes on a shared machine).
 
 ``service_during_ingest``: the search service (``benchmark.service.running_service``) on a
 store holding some of the sample documents answers ``/search`` back to back while another
@@ -53,7 +54,7 @@ def public_search(store: StoreSettings, embedder: Embedder, queries: Sequence[st
     from evidence_pipeline.store.reader import let_go
 
     embedding = EmbeddingSettings(model=embedder.settings.model)
-    times: dict[str, dict[str, list[float]]] = {m: {"total": [], "embed": [], "store": []} for m in MODES}
+    times: dict[str, dict[str, list[float]]] = {m: {"total": [], "embed": [], "store": [], "store_cpu": []} for m in MODES}
     per_round = max(1, n_queries // rounds)
     load = load_1min()
     for r in range(rounds):
@@ -71,10 +72,11 @@ def public_search(store: StoreSettings, embedder: Embedder, queries: Sequence[st
                 start = time.perf_counter()
                 dense = embedder.embed_query(q).tolist()
                 times[mode]["embed"].append((time.perf_counter() - start) * 1000)
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 with reading_store(settings) as st:
                     search_store(st, embedder, q, 5, dense=dense)
                 times[mode]["store"].append((time.perf_counter() - start) * 1000)
+                times[mode]["store_cpu"].append((time.process_time() - cpu) * 1000)
             let_go(settings)  # the other mode starts from a closed store
     out: dict = {"queries": per_round * rounds, "load": load, "load_end": load_1min()}
     for mode in MODES:
@@ -167,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=0, help="also a synthetic store of this many children")
     parser.add_argument("--queries", type=int, default=100, help="questions per mode (default 100)")
     parser.add_argument("--no-ingest", action="store_true", help="skip the service during an ingest")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the query embedding (default 1, as the service)")
     args = parser.parse_args(argv)
 
     from evidence_pipeline import pipeline
@@ -175,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     from evidence_pipeline.tools.samples.corpus import corpus_questions, generate_corpus
 
     log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    import torch
+
+    torch.set_num_threads(args.threads)
     embedder, counter = Embedder(), token_counter(None)
     queries = [q.question for q in corpus_questions()]
     result: dict = {}
@@ -196,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"search(): synthetic store, {args.children} children")
             store = synthetic_store(args.children, texts, embedder.dim, work / "synthetic")
             result[f"synthetic_{args.children}"] = public_search(store, embedder, queries, args.queries)
+    result["torch_threads"] = args.threads
     print(json.dumps(result, indent=2))
     return 0
 
