@@ -103,7 +103,7 @@ class KeptStore:
             if self._kept is None:
                 store = EdgeStore(settings)
                 self.opens += store.is_open
-                if not store.is_open or self._retired:  # no shard (yet): nothing to keep, nothing locked
+                if not store.is_open or self._retired:  # no shard yet (nothing locked), or keeping nothing
                     try:
                         yield store
                     finally:
@@ -117,7 +117,11 @@ class KeptStore:
                 raise
 
     def _keep(self, store: EdgeStore) -> None:
-        folder = os.stat(self.path)
+        try:
+            folder = os.stat(self.path)
+        except OSError:
+            store.close()
+            raise
         kept = self._kept = _Kept(store, ((folder.st_dev, folder.st_ino), store.lock_identity))
         threading.Thread(target=self._watch, args=(kept,), name=f"store-reader {self.path.name}", daemon=True).start()
 
