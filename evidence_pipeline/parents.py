@@ -15,7 +15,7 @@ from evidence_pipeline.records import Record, UnitKind
 from evidence_pipeline.retrieval import render_context, to_hit
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.splitting import piece_number
-from evidence_pipeline.store import open_store
+from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import StoredHit
 
 
@@ -53,6 +53,6 @@ def parent_record(points: Sequence[StoredHit]) -> ParentRecord | None:
 
 def get_parent(parent_id: str, store_settings: StoreSettings | None = None) -> ParentRecord | None:
     """The parent named ``parent_id`` (a ``SearchHit.parent_id``), or None when the store has none.
-    Opens the store only for the lookup, like ``retrieval.search``."""
-    with open_store(store_settings or StoreSettings.from_env()) as store:
+    Reads the store as ``retrieval.search`` does (kept open for the next read)."""
+    with reading_store(store_settings or StoreSettings.from_env()) as store:
         return parent_record(store.parent(parent_id))

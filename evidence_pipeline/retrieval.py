@@ -23,7 +23,7 @@ from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.routing import RoutingIndex
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
-from evidence_pipeline.store import open_store
+from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import RRF_K, Store, StoredHit
 
 
@@ -68,7 +68,7 @@ class Routing:
 DEFAULT_ROUTING = Routing()
 
 CARD_FIELDS = tuple(DocumentStamp.model_fields)
-_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[str, RoutingIndex]]" = weakref.WeakKeyDictionary()
+_routing_indexes: "weakref.WeakKeyDictionary[object, tuple[object, str, RoutingIndex]]" = weakref.WeakKeyDictionary()
 
 
 def stored_cards(store: Store) -> list[DocumentCard]:
@@ -81,15 +81,19 @@ def _cards(payloads: list[dict]) -> list[DocumentCard]:
 
 
 def routing_index(store: Store) -> RoutingIndex:
-    """The routing index of the documents in ``store``, rebuilt only when its cards change
-    (the card payloads are read on every call: one small point per document)."""
+    """The routing index of the documents in ``store``, rebuilt only when its cards change.
+    The card payloads (one small point per document) are read again unless the store's
+    ``revision`` says nothing changed since the last call (an embedded store kept open
+    between searches: ~1,000 cards to read at 100k children)."""
+    revision = store.revision
+    cached = _routing_indexes.get(store)
+    if cached is not None and revision is not None and cached[0] == revision:
+        return cached[2]
     payloads = store.payloads("unit_kind", "card", CARD_FIELDS)
     key = json.dumps(sorted(payloads, key=lambda p: p["doc_id"]), sort_keys=True)
-    cached = _routing_indexes.get(store)
-    if cached is None or cached[0] != key:
-        cached = (key, RoutingIndex(_cards(payloads)))
-        _routing_indexes[store] = cached
-    return cached[1]
+    index = cached[2] if cached is not None and cached[1] == key else RoutingIndex(_cards(payloads))
+    _routing_indexes[store] = (revision, key, index)
+    return index
 
 
 def routed_documents(query: str, index: RoutingIndex, routing: Routing, doc_ids: Sequence[str] | None = None) -> list[str]:
@@ -238,8 +242,9 @@ def search(
     model's word pieces, shared headers once; see ``render_context``), the first always,
     even when it alone is larger (``budget_note`` says so). The budget is applied before
     k: without k, up to ``BUDGET_CANDIDATES`` parents are considered; with k, at most k.
-    Opens the store only for the query, so an ingest in another process can follow.
-    Raises ValueError for an empty query, k < 1 or a budget < 1.
+    The embedded store stays open for the next search in this process and is handed over
+    when another process queues for it (``store/reader.py``); the embedding model loads
+    once per process. Raises ValueError for an empty query, k < 1 or a budget < 1.
     """
     check_query(query, k, token_budget)
     settings = embedding_settings or EmbeddingSettings.from_env()
@@ -247,7 +252,7 @@ def search(
     limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
     # Embed first: the embedded store admits one process at a time, so it is held only for the query.
     dense = embedder.embed_query(query).tolist()
-    with open_store(store_settings or StoreSettings.from_env()) as store:
+    with reading_store(store_settings or StoreSettings.from_env()) as store:
         hits = search_store(store, embedder, query, limit, doc_ids=doc_ids, dense=dense)
     if token_budget is not None:
         hits = pack(hits, token_budget, token_counter(settings.model).count)

@@ -78,6 +78,9 @@ class StoreSettings(BaseModel):
     # The embedded store admits one process at a time: the others wait this long, then fail.
     lock_timeout_s: float = Field(60.0, ge=0)
     upsert_batch: int = Field(1024, ge=1)
+    # Searches keep the embedded store open between calls and hand it over when another
+    # process queues for it (store/reader.py); False: open and close it for every search.
+    keep_open: bool = True
 
     @property
     def location(self) -> str:
@@ -100,7 +103,20 @@ class StoreSettings(BaseModel):
             collection=os.environ.get("EVIDENCE_COLLECTION", "evidence"),
             lock_timeout_s=_env_number("EVIDENCE_STORE_LOCK_TIMEOUT_S", 60.0, float, minimum=0),
             upsert_batch=_env_number("EVIDENCE_STORE_UPSERT_BATCH", 1024, int, minimum=1),
+            keep_open=_env_flag("EVIDENCE_STORE_KEEP_OPEN", True),
         )
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    """1/true/yes/on or 0/false/no/off from the environment, or one line naming the variable."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name}={raw!r}: expected 1 or 0 (true/false, yes/no, on/off)")
 
 
 def _env_number(name: str, default, kind, *, minimum):

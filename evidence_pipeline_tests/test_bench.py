@@ -25,6 +25,11 @@ EXPECTED = {
     "reingest.core.fraction",
     "service.search.p50_ms",
     "service.search.p95_ms",
+    "search.api.sample.p50_ms",
+    "search.api.sample.p95_ms",
+    "search.api.2000.p50_ms",
+    "search.api.2000.p95_ms",
+    "service.search_during_ingest.p50_ms",
 }
 
 
@@ -35,7 +40,7 @@ def test_quick_bench_reports_every_figure(tmp_path, capsys):
     assert EXPECTED <= set(figures)
     assert all_finite_positive(report)
     # Ratios against the baselines of the same run.
-    for key in ("embed.children_per_s", "upsert.edge.2000.points_per_s", "search.edge.2000.p50_ms"):
+    for key in ("embed.children_per_s", "upsert.edge.2000.points_per_s", "search.edge.2000.p50_ms", "search.api.sample.p50_ms"):
         assert math.isfinite(figures[key]["ratio"]) and figures[key]["ratio"] > 0
     for backend in ("onnx", "onnx-int8"):
         measured = report["raw"]["embed_backends"]["backends"][backend]
@@ -45,6 +50,9 @@ def test_quick_bench_reports_every_figure(tmp_path, capsys):
     assert figures["search.edge.2000.p95_ms"]["value"] >= figures["search.edge.2000.p50_ms"]["value"]
     assert figures["service.search.p95_ms"]["value"] >= figures["service.search.p50_ms"]["value"]
     assert report["raw"]["service"]["documents"] == 2 and report["raw"]["service"]["points"] > 0
+    # The search service kept answering while another process ingested, and nothing failed.
+    during = report["raw"]["service_ingest"]
+    assert during["failed_documents"] == [] and during["n_failed_requests"] == 0 and during["requests"] > 0
     core = report["raw"]["ingest_core"]
     assert core["skipped_first"] == 0 and core["skipped_second"] == core["documents"] == 2
     assert "| figure |" in (tmp_path / "bench.md").read_text()

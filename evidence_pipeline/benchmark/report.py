@@ -63,6 +63,7 @@ def build_report(raw: dict) -> dict:
                              note=f"{sv['queries']} queries, {sv['documents']} generated docs, {sv['points']} points"
                              + (f"; of which embedding {sv['embed_p50_ms']:.0f} ms, store open+close {sv['store_open_close_p50_ms']:.0f} ms (p50)"
                                 if q == "p50" else "")))
+    figs += _search_api_figures(raw)
     ic = raw["ingest_core"]
     figs.append(_fig("ingest.peak_rss_mb", "ingest peak RSS", ic["peak_rss_mb"], "MiB",
                      note=f"{ic['documents']} docs, {ic['children']} children; models alone {ic['rss_models_mb']:.0f} MiB"))
@@ -78,6 +79,34 @@ def build_report(raw: dict) -> dict:
                          target="<= 0.05", met=frac <= 0.05,
                          note=f"first {ir['first_s']:.1f} s, second {ir['second_s']:.1f} s"))
     return {"meta": raw["meta"], "figures": figs, "raw": raw}
+
+
+def _search_api_figures(raw: dict) -> list[dict]:
+    """evidence_pipeline.search() kept open against per call (baseline, same run), and the
+    service's /search while another process ingests (``benchmark.search_latency``)."""
+    figs = []
+    runs = [("sample", "generated docs", raw.get("search_api"))]
+    runs += [(str(r["children"]), f"{r['children'] // 1000}k synthetic", r["then"]) for r in raw["edge"] if "then" in r]
+    for key, label, r in runs:
+        if not r:
+            continue
+        kept, per_call = r["kept"], r["per_call"]
+        for q, limit in (("p50", 15), ("p95", 40)):
+            value, base = kept["total"][f"{q}_ms"], per_call["total"][f"{q}_ms"]
+            figs.append(_fig(f"search.api.{key}.{q}_ms", f"evidence_pipeline.search() {q}, {label}", value, "ms",
+                             baseline=base, ratio=base / value, target=f"<= {limit} ms", met=value <= limit,
+                             note=f"{r['queries']} queries; baseline: store opened per call; of which embedding "
+                             f"{kept['embed'][f'{q}_ms']:.1f} ms, store {kept['store'][f'{q}_ms']:.1f} ms "
+                             f"(per call: store {per_call['store'][f'{q}_ms']:.1f} ms)"))
+    si = raw.get("service_ingest")
+    if si:
+        ok = not si["failed_documents"] and not si["n_failed_requests"]
+        figs.append(_fig("service.search_during_ingest.p50_ms", "service /search p50, another process ingesting", si["p50_ms"], "ms",
+                         target="< 50 ms, no failures", met=si["p50_ms"] < 50 and ok,
+                         note=f"{si['requests']} requests back to back during a {si['ingest_s'] or 0:.0f} s ingest of "
+                         f"{si['documents']} docs; p95 {si['p95_ms']:.0f} ms, max {si['max_ms']:.0f} ms; failed: "
+                         f"{len(si['failed_documents'])} docs, {si['n_failed_requests']} requests"))
+    return figs
 
 
 def _num(v) -> str:

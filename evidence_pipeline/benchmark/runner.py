@@ -39,6 +39,10 @@ class Plan:
         # The search service on the generated corpus: documents ingested, /search requests timed.
         self.service_docs = 2 if quick else None  # None: every generated document
         self.service_queries = 20 if quick else 100
+        # evidence_pipeline.search() kept open vs per call: on the service's store and on the
+        # synthetic Edge stores of these sizes; then /search while another process ingests.
+        self.search_api_queries = 20 if quick else 100
+        self.search_api_sizes = {2_000} if quick else {100_000}
 
 
 def _probe(mode: str, store_dir: Path, files: list[Path]) -> dict:
@@ -125,10 +129,17 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
         real_texts = [c.text for units in generated_units for c in pipeline.children_of(units, counter)]
         sampler = lambda: TextSampler(real_texts, seed=7)  # noqa: E731 (same texts for every backend)
         queries = [q.question for q in corpus_questions()]
+        from evidence_pipeline.benchmark import search_latency
+
+        def public_search(settings) -> dict:
+            log(f"  evidence_pipeline.search(): kept open vs per call, {plan.search_api_queries} queries each")
+            return search_latency.public_search(settings, embedder, queries, plan.search_api_queries)
+
         raw["edge"], raw["local"] = [], []
         for n, nq in plan.edge:
             log(f"store: Edge, {n} children, {nq} queries")
-            raw["edge"].append(stages.edge_store(n, sampler, embedder, queries, nq, work))
+            then = public_search if n in plan.search_api_sizes else None
+            raw["edge"].append(stages.edge_store(n, sampler, embedder, queries, nq, work, then=then))
         for n, nq in plan.local:
             log(f"store: qdrant-client local, {n} children, {nq} queries")
             raw["local"].append(stages.local_store(n, sampler, embedder, queries, nq, work))
@@ -136,11 +147,19 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
 
         from evidence_pipeline.benchmark import service
 
+        service_docs = docs if plan.service_docs is None else docs[: plan.service_docs]
+        sample = search_latency.sample_store(service_docs, embedder, counter, work / "service-store")
+        log(f"search(): {len(service_docs)} generated documents")
+        raw["search_api"] = public_search(sample)
         skipped = service.available()
         if skipped is None:
-            service_docs = docs if plan.service_docs is None else docs[: plan.service_docs]
             log(f"service: /search over HTTP, {len(service_docs)} documents, {plan.service_queries} queries")
-            raw["service"] = service.service_latency(service_docs, embedder, counter, queries, plan.service_queries, work)
+            raw["service"] = service.service_latency(sample, len(service_docs), embedder, queries, plan.service_queries)
+            half = len(service_docs) // 2
+            files = corpus[half : len(service_docs)]
+            log(f"service: /search while another process ingests {len(files)} documents")
+            store = search_latency.sample_store(service_docs[:half], embedder, counter, work / "service-ingest-store")
+            raw["service_ingest"] = search_latency.service_during_ingest(store, embedder, queries, files)
         else:
             raw["meta"]["service_skipped"] = skipped
 

@@ -122,17 +122,21 @@ def _latencies(store, embedder: Embedder, queries: Sequence[str], n: int, k: int
 
 def edge_store(
     n_children: int, sampler_factory: Callable[[], TextSampler], embedder: Embedder, queries: Sequence[str],
-    n_queries: int, work: Path,
+    n_queries: int, work: Path, then: Callable[[StoreSettings], dict] | None = None,
 ) -> dict:
+    """``then``: measures more on the store once it is closed (its result under ``"then"``)."""
     from evidence_pipeline.store.edge import EdgeStore
 
     path = work / f"edge-{n_children}"
     shutil.rmtree(path, ignore_errors=True)
-    store = EdgeStore(StoreSettings(path=str(path)))
+    settings = StoreSettings(path=str(path))
     try:
-        return _measure_store(store, n_children, sampler_factory, embedder, queries, n_queries)
+        with EdgeStore(settings) as store:
+            result = _measure_store(store, n_children, sampler_factory, embedder, queries, n_queries)
+        if then is not None:
+            result["then"] = then(settings)
+        return result
     finally:
-        store.close()
         shutil.rmtree(path, ignore_errors=True)
 
 

@@ -10,8 +10,9 @@ starts that command and talks to it over stdin/stdout. Two tools:
 
 The store and embedding settings come from the environment when the server starts
 (``EVIDENCE_STORE_PATH`` or ``QDRANT_URL``...). The embedding model loads once, before the
-first request. The store is opened per call, as ``evidence-pipeline search`` does, so an
-ingest in another process can take the embedded store between calls. Needs the ``mcp`` extra.
+first request. The store is read as ``evidence_pipeline.search`` reads it: the embedded store
+stays open between calls and is handed over as soon as an ingest in another process queues
+for it (``store/reader.py``). Needs the ``mcp`` extra.
 """
 
 from __future__ import annotations

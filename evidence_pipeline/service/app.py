@@ -1,11 +1,11 @@
 """The search service: ``/search``, ``/documents``, ``/health``, ``/contract`` and the search page.
 
 The embedding model loads once, when the app starts, so a query costs an embedding and a
-store query (milliseconds). The store is opened per request through ``retrieval.search``
-and closed at once: the embedded Edge store is exclusive per process, and an ingest in
-another process takes its turn between requests. Inside this process requests to the
-embedded store take turns on a lock (a second open in the same process would fail);
-with a Qdrant server (``QDRANT_URL``) they run side by side.
+store query (milliseconds). The embedded Edge store is exclusive per process: requests read
+it through ``store.reading_store``, which keeps it open between requests and hands it over
+as soon as an ingest in another process queues for it (``store/reader.py``). Inside this
+process requests to the embedded store take turns on a lock; with a Qdrant server
+(``QDRANT_URL``) they run side by side.
 
 ``EVIDENCE_API_KEY`` set: every endpoint but ``/health`` and the page itself needs the
 header ``X-API-Key`` with that value.
@@ -28,7 +28,7 @@ from evidence_pipeline.embedding import Embedder, token_counter
 from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.retrieval import search
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
-from evidence_pipeline.store import Store, open_store
+from evidence_pipeline.store import Store, reading_store
 
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
@@ -57,7 +57,7 @@ class Service:
 
     @contextmanager
     def opened(self) -> Iterator[Store]:
-        with self.turn(), open_store(self.store) as store:
+        with self.turn(), reading_store(self.store) as store:
             yield store
 
 

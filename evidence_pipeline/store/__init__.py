@@ -1,4 +1,5 @@
-"""Vector stores. ``open_store`` picks the backend from the settings and always closes it.
+"""Vector stores. ``open_store`` picks the backend from the settings and always closes it;
+``reading_store`` is for searches: the embedded store stays open for the next one.
 
 Backends are imported lazily so that importing ``evidence_pipeline.store.base``
 (the contract) does not load qdrant_edge or qdrant_client.
@@ -21,6 +22,7 @@ __all__ = [
     "make_store",
     "open_store",
     "point_id",
+    "reading_store",
 ]
 
 
@@ -47,3 +49,18 @@ def open_store(settings: StoreSettings) -> Iterator[Store]:
         yield store
     finally:
         store.close()
+
+
+@contextmanager
+def reading_store(settings: StoreSettings) -> Iterator[Store]:
+    """The store for reads only. The embedded store is kept open between reads and handed
+    over when another opener queues (``store/reader.py``), unless ``settings.keep_open`` is
+    False; a server is opened per call as by ``open_store``."""
+    if settings.url or not settings.keep_open:
+        with open_store(settings) as store:
+            yield store
+        return
+    from evidence_pipeline.store.reader import reading_store as kept
+
+    with kept(settings) as store:
+        yield store

@@ -225,6 +225,11 @@ class Store(Protocol):
         """The parent's evidence units, one point each with its full payload (score 0: no query),
         ordered by unit id; a split table has one unit per piece. [] when no point has that parent."""
 
+    @property
+    def revision(self) -> object | None:
+        """A value that changes whenever the store's contents may have changed, for caches
+        derived from them; None when the store cannot tell (a server others write to)."""
+
     def close(self) -> None: ...
 
 

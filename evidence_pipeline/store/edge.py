@@ -10,7 +10,9 @@ module works around:
 - an exclusive lock while open: a second process cannot open the shard. Every opener
   first takes ``StoreLock`` (a file lock beside the shard) and waits up to
   ``settings.lock_timeout_s`` for it, so processes take turns; open the store only
-  while it is used (``open_store``) and close it, so that the others get their turn;
+  while it is used (``open_store``) and close it, so that the others get their turn
+  (searches keep one read-only open per process that lets go when anyone queues:
+  ``store/reader.py``);
 - no background optimizer: points stay in appendable plain segments where search is
   exact brute force (milliseconds at 100k points). ``optimize()`` builds HNSW and
   vacuums deleted points; after it, dense search is approximate.
@@ -83,6 +85,7 @@ class EdgeStore:
         self.path = Path(settings.path)
         self._shard: qe.EdgeShard | None = None
         self._written = False  # any update since opening: close() flushes only then
+        self._revision = 0  # counts loads and updates: see ``revision``
         self._lock = StoreLock(self.path)
         if (self.path / _EDGE_CONFIG).exists():
             self._open()
@@ -97,6 +100,7 @@ class EdgeStore:
                 self._shard = self._load()
             elif config is not None:
                 self._shard = self._create(config)
+            self._revision += 1
         except BaseException:
             self._lock.release()
             raise
@@ -139,6 +143,22 @@ class EdgeStore:
             raise StoreError(f"{self.path}: cannot create the Edge store ({exc})") from exc
 
     @property
+    def is_open(self) -> bool:
+        """True while this object holds the shard, and with it the store's lock."""
+        return self._shard is not None
+
+    @property
+    def revision(self) -> int | None:
+        """Changes whenever what this store holds may have changed; None while closed. An
+        open Edge store holds the store's lock, so only its own updates change it."""
+        return self._revision if self._shard is not None else None
+
+    @property
+    def lock_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the lock file held while open (see ``StoreLock.identity``)."""
+        return self._lock.identity()
+
+    @property
     def dim(self) -> int | None:
         """Dense dimension of the existing shard, read from Edge's persisted config."""
         try:
@@ -177,8 +197,9 @@ class EdgeStore:
         return bool(self._shard.optimize()) if self._shard is not None else False
 
     def _update(self, operation: Any) -> None:
-        self._require().update(operation)
         self._written = True
+        self._revision += 1
+        self._require().update(operation)
 
     def close(self) -> None:
         shard, self._shard = self._shard, None

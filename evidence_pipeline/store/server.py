@@ -120,6 +120,11 @@ class ServerStore:
                 )
         self._ready_dim = dim
 
+    @property
+    def revision(self) -> None:
+        """Always None: other clients of the server may change it at any time."""
+        return None
+
     def close(self) -> None:
         if self._owns_client:
             self.client.close()

@@ -1,0 +1,211 @@
+"""Latency of the public ``evidence_pipeline.search()``, as an application calls it, and of
+the service's ``/search`` while an ingest runs in another process.
+
+``public_search``: on a store that exists, the same questions go through ``search()`` with
+the store kept open between calls (the default) and with it opened and closed on every
+call (``StoreSettings.keep_open=False``, what ``search()`` did before), in alternating
+rounds so that both meet the same machine load. Each call's time is split into its two
+parts, measured right after on the same question: the query embedding (``Embedder.embed_query``)
+and the store part (``reading_store`` + ``retrieval.search_store`` with that embedding:
+everything ``search()`` does but embedding), in wall time and in this process's CPU time
+(``store_cpu``: less swayed by other processes on a shared machine).
+
+``service_during_ingest``: the search service (``benchmark.service.running_service``) on a
+store holding some of the sample documents answers ``/search`` back to back while another
+process ingests the rest the way ``evidence-pipeline ingest`` does
+(``benchmark.concurrency.run_ingest``); the latency of the requests made during the ingest,
+and the failures on both sides.
+
+    python -m evidence_pipeline.benchmark.search_latency [--children 100000] [--queries 100]
+
+runs both on the generated sample corpus and, with ``--children``, ``public_search`` on a
+synthetic store of that many children, and prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from evidence_pipeline.benchmark.timing import load_1min, percentile
+from evidence_pipeline.embedding import Embedder, TokenCounter
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
+
+MODES = {"kept": True, "per_call": False}  # mode -> StoreSettings.keep_open
+
+
+def _summary(ms: Sequence[float]) -> dict:
+    return {"p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95), "max_ms": max(ms, default=float("nan"))}
+
+
+def public_search(store: StoreSettings, embedder: Embedder, queries: Sequence[str], n_queries: int, rounds: int = 4) -> dict:
+    """``search()`` p50/p95 kept open and per call, each split into embedding and store part."""
+    from evidence_pipeline import search
+    from evidence_pipeline.retrieval import search_store
+    from evidence_pipeline.store import reading_store
+    from evidence_pipeline.store.reader import let_go
+
+    embedding = EmbeddingSettings(model=embedder.settings.model)
+    times: dict[str, dict[str, list[float]]] = {m: {"total": [], "embed": [], "store": [], "store_cpu": []} for m in MODES}
+    per_round = max(1, n_queries // rounds)
+    load = load_1min()
+    for r in range(rounds):
+        order = list(MODES) if r % 2 == 0 else list(reversed(MODES))
+        for mode in order:
+            settings = store.model_copy(update={"keep_open": MODES[mode]})
+            search(queries[0], 5, store_settings=settings, embedding_settings=embedding)  # warm-up (the kept open)
+            for i in range(per_round):
+                q = queries[(r * per_round + i) % len(queries)]
+                start = time.perf_counter()
+                hits = search(q, 5, store_settings=settings, embedding_settings=embedding)
+                times[mode]["total"].append((time.perf_counter() - start) * 1000)
+                if not hits:
+                    raise RuntimeError(f"no hits for {q!r}: the benchmark store is empty")
+                start = time.perf_counter()
+                dense = embedder.embed_query(q).tolist()
+                times[mode]["embed"].append((time.perf_counter() - start) * 1000)
+                start, cpu = time.perf_counter(), time.process_time()
+                with reading_store(settings) as st:
+                    search_store(st, embedder, q, 5, dense=dense)
+                times[mode]["store"].append((time.perf_counter() - start) * 1000)
+                times[mode]["store_cpu"].append((time.process_time() - cpu) * 1000)
+            let_go(settings)  # the other mode starts from a closed store
+    out: dict = {"queries": per_round * rounds, "load": load, "load_end": load_1min()}
+    for mode in MODES:
+        out[mode] = {part: _summary(ms) for part, ms in times[mode].items()}
+    out["ratio_p50"] = out["per_call"]["total"]["p50_ms"] / out["kept"]["total"]["p50_ms"]
+    out["store_ratio_p50"] = out["per_call"]["store"]["p50_ms"] / out["kept"]["store"]["p50_ms"]
+    return out
+
+
+def sample_store(docs: Sequence[ParsedDoc], embedder: Embedder, counter: TokenCounter, path: Path) -> StoreSettings:
+    """``docs`` ingested (in this process) into a new Edge store at ``path``."""
+    from evidence_pipeline.pipeline import ingest_parsed
+    from evidence_pipeline.store import open_store
+
+    shutil.rmtree(path, ignore_errors=True)
+    settings = StoreSettings(path=str(path))
+    with open_store(settings) as st:
+        for doc in docs:
+            ingest_parsed(doc, st, embedder, counter)
+    return settings
+
+
+def service_during_ingest(
+    store: StoreSettings, embedder: Embedder, queries: Sequence[str], ingest_paths: Sequence[Path]
+) -> dict:
+    """/search back to back while another process ingests ``ingest_paths`` into ``store``."""
+    from evidence_pipeline.benchmark.concurrency import run_ingest
+    from evidence_pipeline.benchmark.service import running_service
+
+    outcome: list = []
+
+    def ingest() -> None:
+        try:
+            outcome.append(run_ingest(Path(store.path), ingest_paths))
+        except Exception as exc:  # reported as the ingest's failure
+            outcome.append(exc)
+
+    ms, errors, during = [], [], 0
+    with running_service(store, embedder) as client:
+        for q in queries[:2]:  # warm-up
+            client.ask(q)
+        load = load_1min()
+        ingester = threading.Thread(target=ingest, name="bench-ingest")
+        ingester.start()
+        i = 0
+        while ingester.is_alive():
+            q = queries[i % len(queries)]
+            i += 1
+            start = time.perf_counter()
+            try:
+                hits = client.ask(q)
+                if not hits:
+                    errors.append(f"no hits for {q!r}")
+            except Exception as exc:  # a failed request is what this measures
+                errors.append(f"{type(exc).__name__}: {exc}"[:300])
+            ms.append((time.perf_counter() - start) * 1000)
+            during += 1
+        ingester.join()
+    run = outcome[0]
+    failed = [str(run)[-500:]] if isinstance(run, Exception) else run.failures
+    return {
+        "documents": len(ingest_paths),
+        "ingest_s": None if isinstance(run, Exception) else run.seconds,
+        "failed_documents": failed,
+        "requests": during,
+        "failed_requests": errors[:10],
+        "n_failed_requests": len(errors),
+        "load": load,
+        "load_end": load_1min(),
+        **_summary(ms),
+    }
+
+
+def synthetic_store(n_children: int, real_texts: Sequence[str], dim: int, path: Path) -> StoreSettings:
+    """``n_children`` synthetic children (``benchmark.synthetic``) in a new Edge store at ``path``."""
+    from evidence_pipeline.benchmark.synthetic import TextSampler, synthetic_documents
+    from evidence_pipeline.store.edge import EdgeStore
+
+    shutil.rmtree(path, ignore_errors=True)
+    settings = StoreSettings(path=str(path))
+    with EdgeStore(settings) as st:
+        st.ensure_collection(dim)
+        for doc_id, points in synthetic_documents(n_children, TextSampler(real_texts, seed=7), dim=dim):
+            st.replace_document(doc_id, points)
+    return settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evidence_pipeline.benchmark.search_latency", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--children", type=int, default=0, help="also a synthetic store of this many children")
+    parser.add_argument("--queries", type=int, default=100, help="questions per mode (default 100)")
+    parser.add_argument("--no-ingest", action="store_true", help="skip the service during an ingest")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for the query embedding (default 1, as the service)")
+    args = parser.parse_args(argv)
+
+    from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.tools.samples.corpus import corpus_questions, generate_corpus
+
+    log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    import torch
+
+    torch.set_num_threads(args.threads)
+    embedder, counter = Embedder(), token_counter(None)
+    queries = [q.question for q in corpus_questions()]
+    result: dict = {}
+    with tempfile.TemporaryDirectory(prefix="search-latency-") as tmp:
+        work = Path(tmp)
+        corpus = sorted(generate_corpus(work / "corpus"), key=lambda p: p.name)
+        parser_ = DoclingParser()
+        docs = [parser_.parse(p) for p in corpus]
+        log(f"search(): sample store, {len(docs)} documents")
+        store = sample_store(docs, embedder, counter, work / "sample")
+        result["sample"] = public_search(store, embedder, queries, args.queries)
+        if not args.no_ingest:
+            half = len(docs) // 2
+            log(f"service /search during an ingest of {len(corpus) - half} documents")
+            store = sample_store(docs[:half], embedder, counter, work / "service")
+            result["service_during_ingest"] = service_during_ingest(store, embedder, queries, corpus[half:])
+        if args.children:
+            texts = [c.text for d in docs for c in pipeline.children_of(pipeline.document_units(d, pipeline.PipelineOptions(), counter), counter)]
+            log(f"search(): synthetic store, {args.children} children")
+            store = synthetic_store(args.children, texts, embedder.dim, work / "synthetic")
+            result[f"synthetic_{args.children}"] = public_search(store, embedder, queries, args.queries)
+    result["torch_threads"] = args.threads
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
