@@ -26,11 +26,13 @@ ingest_job = dg.define_asset_job(
     description="Ingest documents: parse, build evidence units, embed, write to Qdrant, check. One document or a batch per run.",
 )
 
-# The checks alone, over every indexed document (a partitioned run checks its own documents).
+# The checks alone, partitioned like them: a run checks its document or its range of them,
+# a backfill of this job checks every document.
 check_job = dg.define_asset_job(
     "check_documents",
     selection=dg.AssetSelection.checks(*CHECKS),
-    description="Run the asset checks over every indexed document.",
+    partitions_def=documents,
+    description="Run the asset checks over documents already ingested (one partition, a range, or a backfill of all).",
 )
 
 
