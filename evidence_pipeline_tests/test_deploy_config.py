@@ -18,14 +18,16 @@ from evidence_pipeline.orchestration.definitions import defs
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"
 INSTANCE_CONFIGS = sorted(DEPLOY.glob("*/dagster.yaml"))
-LOCAL_CONFIGS = [REPO / "dagster.yaml", REPO / "data" / "dagster_home" / "dagster.yaml"]
+# Postgres storage beside the embedded store: one machine, one store writer.
+LOCAL_CONFIGS = [REPO / "data" / "dagster_home" / "dagster.yaml", DEPLOY / "postgres" / "dagster.yaml"]
+SCALEOUT_CONFIGS = [p for p in INSTANCE_CONFIGS if p not in LOCAL_CONFIGS]
 
 
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-@pytest.mark.parametrize("path", INSTANCE_CONFIGS + LOCAL_CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize("path", SCALEOUT_CONFIGS + LOCAL_CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
 def test_instance_config_matches_dagsters_schema(path: Path):
     config, custom_class = dagster_instance_config(str(path.parent), path.name)
     assert custom_class is None
@@ -34,8 +36,8 @@ def test_instance_config_matches_dagsters_schema(path: Path):
 
 
 def test_scaleout_configs_use_postgres_and_a_queue():
-    assert {p.parent.name for p in INSTANCE_CONFIGS} == {"k8s", "celery"}
-    for path in INSTANCE_CONFIGS:
+    assert {p.parent.name for p in SCALEOUT_CONFIGS} == {"k8s", "celery"}
+    for path in SCALEOUT_CONFIGS:
         config = yaml.safe_load(path.read_text())
         assert set(config["storage"]) == {"postgres"}
         # Dagster's default run coordinator queues runs; concurrency.runs bounds them.
@@ -43,6 +45,11 @@ def test_scaleout_configs_use_postgres_and_a_queue():
         # A Qdrant server takes parallel writers.
         assert config["concurrency"]["pools"]["default_limit"] > 1
     assert yaml.safe_load((DEPLOY / "k8s" / "dagster.yaml").read_text())["run_launcher"]["class"] == "K8sRunLauncher"
+
+
+def test_one_dagster_yaml_for_the_local_instance():
+    # A dagster.yaml at the root beside DAGSTER_HOME's made `dagster dev` warn on every start.
+    assert not (REPO / "dagster.yaml").exists()
 
 
 def test_local_instance_allows_one_store_writer():
