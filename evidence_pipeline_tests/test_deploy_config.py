@@ -79,7 +79,7 @@ def test_qdrant_server_run_config_validates_against_the_ingest_job(monkeypatch):
     monkeypatch.setenv("QDRANT_URL", "http://qdrant:6333")
     monkeypatch.setenv("QDRANT_API_KEY", "secret")
     run_config = yaml.safe_load((DEPLOY / "run_config" / "qdrant_server.yaml").read_text())
-    job = defs.resolve_job_def("ingest_document")
+    job = defs.resolve_implicit_global_asset_job_def()
     assert dg.validate_run_config(job, run_config)["resources"]["store"]["config"]["url"] == "http://qdrant:6333"
     with pytest.raises(dg.DagsterInvalidConfigError):
         dg.validate_run_config(job, {"resources": {"store": {"config": {"url": 6333}}}})
@@ -93,7 +93,7 @@ def test_celery_run_config_validates_with_the_celery_executor(monkeypatch):
     monkeypatch.setenv("EVIDENCE_EXECUTOR", "celery")
     monkeypatch.setenv("CELERY_BROKER_URL", "pyamqp://guest@rabbitmq//")
     monkeypatch.setenv("CELERY_RESULT_BACKEND", "rpc://")
-    job = build_definitions().resolve_job_def("ingest_document")
+    job = build_definitions().resolve_implicit_global_asset_job_def()
     run_config = yaml.safe_load((DEPLOY / "run_config" / "celery.yaml").read_text())
     assert dg.validate_run_config(job, run_config)["execution"]["celery"]["broker"] == "pyamqp://guest@rabbitmq//"
 

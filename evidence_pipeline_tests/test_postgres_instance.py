@@ -10,7 +10,6 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline.orchestration.assets import raw_pdfs
-from evidence_pipeline.orchestration.definitions import ingest_job
 from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.orchestration.sensors import build_corpus_sensor
@@ -73,7 +72,7 @@ def test_sensor_ticks_against_postgres(pg_instance, tmp_path):
     corpus.mkdir()
     for name in ("a", "b", "c"):
         (corpus / f"{name}.md").write_text(f"# {name}\n\ntext {name}")
-    sensor = build_corpus_sensor(ingest_job)
+    sensor = build_corpus_sensor()
     resources = {"corpus": CorpusResource(root=str(corpus)), "store": StoreResource(path=str(tmp_path / "store"))}
     first = sensor(dg.build_sensor_context(instance=pg_instance, resources=resources))
     for request in first.dynamic_partitions_requests:

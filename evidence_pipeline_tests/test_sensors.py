@@ -6,9 +6,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from evidence_pipeline.orchestration.definitions import ingest_job
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.corpus import file_fingerprint
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
 from evidence_pipeline.orchestration.sensors import BUCKETS, FileState, bucket_of, batched_run_requests, build_corpus_sensor, changed_files
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
@@ -17,7 +17,7 @@ from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.store.edge import EdgeStore
 from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
-SENSOR = build_corpus_sensor(ingest_job)
+SENSOR = build_corpus_sensor()
 
 
 class Folder:
@@ -260,7 +260,7 @@ def test_cursor_stays_bounded_and_an_unchanged_folder_asks_nothing(folder):
     for key in [target, mates[0]]:
         folder.ingested(key, paths[key])
     folder.instance.add_run(
-        dg.DagsterRun(job_name=ingest_job.name, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": mates[1]})
+        dg.DagsterRun(job_name=ASSET_JOB_NAME, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": mates[1]})
     )
     paths[target].write_text("# revised")
     changed = folder.tick()

@@ -34,6 +34,7 @@ import dagster as dg
 
 from evidence_pipeline.corpus import doc_id_from_key, file_fingerprint, scan
 from evidence_pipeline.errors import StoreError
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
 from evidence_pipeline.orchestration.history import latest_metadata
@@ -234,9 +235,9 @@ def partition_requests(new_keys: list[str], deleted: list[str]) -> list:
     return requests
 
 
-def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDefinition:
+def build_corpus_sensor(minimum_interval_seconds: int = 30) -> dg.SensorDefinition:
     @dg.sensor(
-        job=job,
+        job_name=ASSET_JOB_NAME,
         minimum_interval_seconds=minimum_interval_seconds,
         default_status=dg.DefaultSensorStatus.STOPPED,
         description=(
@@ -269,7 +270,7 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
         # bucket re-checks it): not requested twice.
         waiting = [k for k in wanted if k in registered_set and k not in last]
         if waiting:
-            queued = in_flight_keys(context.instance, job.name, registered)
+            queued = in_flight_keys(context.instance, ASSET_JOB_NAME, registered)
             wanted = {k: h for k, h in wanted.items() if k not in queued}
 
         deleting = {**cursor.deleting, **gone_documents(orphans, last, root)}
