@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality
+.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -77,5 +77,28 @@ screenshots: install
 dev: corpus
 	$(BIN)/dagster dev -w workspace.yaml
 
+# A local PostgreSQL cluster for Dagster's storage (Debian package `postgresql`; .ci/run installs it),
+# in data/postgres on 127.0.0.1:$(PG_PORT). Idempotent: a running cluster is left as it is.
+PG_PORT ?= 5433
+PG_URL := postgresql+psycopg2://dagster@127.0.0.1:$(PG_PORT)/dagster
+
+postgres: install
+	@command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || apt-get install -y -qq postgresql
+	$(PY) -m evidence_pipeline.tools.postgres start data/postgres --port $(PG_PORT)
+
+postgres-stop:
+	$(PY) -m evidence_pipeline.tools.postgres stop data/postgres --port $(PG_PORT)
+
+# `make dev` with the instance on Postgres (deploy/postgres/dagster.yaml) in data/dagster_home_pg.
+dev-postgres: corpus postgres
+	mkdir -p data/dagster_home_pg && cp deploy/postgres/dagster.yaml data/dagster_home_pg/
+	DAGSTER_HOME=$(CURDIR)/data/dagster_home_pg DAGSTER_PG_URL=$(PG_URL) $(BIN)/dagster dev -w workspace.yaml
+
+# Dagster at 100,000 documents on Postgres: partitions, sensor ticks, a batched backfill through
+# the daemon (report in data/reports/dagster-scale). BENCH_DAGSTER_ARGS="--docs 100000 --backfill 1000".
+BENCH_DAGSTER_ARGS ?=
+bench-dagster: postgres
+	$(PY) -m evidence_pipeline.benchmark.dagster_scale --pg-url $(PG_URL) --out data/reports/dagster-scale $(BENCH_DAGSTER_ARGS)
+
 clean-data:
-	rm -rf data/corpus data/truth data/twins data/korean data/scanned data/store data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs
+	rm -rf data/corpus data/truth data/twins data/korean data/scanned data/store data/dagster_home_pg data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs

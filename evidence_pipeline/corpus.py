@@ -11,6 +11,7 @@ scan of the corpus folder, so keys never need a side table.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from urllib.parse import unquote
@@ -35,6 +36,12 @@ def partition_key(doc_id: str) -> str:
         digest = hashlib.sha1(doc_id.encode()).hexdigest()[:10]
         key = f"{key[: MAX_KEY_LENGTH - 11]}~{digest}"
     return key
+
+
+def file_fingerprint(stat: os.stat_result) -> str:
+    """``size:mtime_ns``: when a file's fingerprint is unchanged its content is taken as unchanged
+    (the cheap pre-check before hashing)."""
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
 def iter_documents(root: Path) -> Iterator[Path]:

@@ -52,7 +52,7 @@ def batched_env(tmp_path_factory):
     )
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", KEYS)
-        result = defs.resolve_job_def("ingest_document").execute_in_process(
+        result = defs.resolve_implicit_global_asset_job_def().execute_in_process(
             instance=instance,
             tags=range_tags(KEYS[0], KEYS[-1]),
         )

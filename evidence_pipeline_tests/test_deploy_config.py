@@ -18,14 +18,16 @@ from evidence_pipeline.orchestration.definitions import defs
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"
 INSTANCE_CONFIGS = sorted(DEPLOY.glob("*/dagster.yaml"))
-LOCAL_CONFIGS = [REPO / "dagster.yaml", REPO / "data" / "dagster_home" / "dagster.yaml"]
+# Postgres storage beside the embedded store: one machine, one store writer.
+LOCAL_CONFIGS = [REPO / "data" / "dagster_home" / "dagster.yaml", DEPLOY / "postgres" / "dagster.yaml"]
+SCALEOUT_CONFIGS = [p for p in INSTANCE_CONFIGS if p not in LOCAL_CONFIGS]
 
 
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-@pytest.mark.parametrize("path", INSTANCE_CONFIGS + LOCAL_CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize("path", SCALEOUT_CONFIGS + LOCAL_CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
 def test_instance_config_matches_dagsters_schema(path: Path):
     config, custom_class = dagster_instance_config(str(path.parent), path.name)
     assert custom_class is None
@@ -34,8 +36,8 @@ def test_instance_config_matches_dagsters_schema(path: Path):
 
 
 def test_scaleout_configs_use_postgres_and_a_queue():
-    assert {p.parent.name for p in INSTANCE_CONFIGS} == {"k8s", "celery"}
-    for path in INSTANCE_CONFIGS:
+    assert {p.parent.name for p in SCALEOUT_CONFIGS} == {"k8s", "celery"}
+    for path in SCALEOUT_CONFIGS:
         config = yaml.safe_load(path.read_text())
         assert set(config["storage"]) == {"postgres"}
         # Dagster's default run coordinator queues runs; concurrency.runs bounds them.
@@ -43,6 +45,11 @@ def test_scaleout_configs_use_postgres_and_a_queue():
         # A Qdrant server takes parallel writers.
         assert config["concurrency"]["pools"]["default_limit"] > 1
     assert yaml.safe_load((DEPLOY / "k8s" / "dagster.yaml").read_text())["run_launcher"]["class"] == "K8sRunLauncher"
+
+
+def test_one_dagster_yaml_for_the_local_instance():
+    # A dagster.yaml at the root beside DAGSTER_HOME's made `dagster dev` warn on every start.
+    assert not (REPO / "dagster.yaml").exists()
 
 
 def test_local_instance_allows_one_store_writer():
@@ -72,7 +79,7 @@ def test_qdrant_server_run_config_validates_against_the_ingest_job(monkeypatch):
     monkeypatch.setenv("QDRANT_URL", "http://qdrant:6333")
     monkeypatch.setenv("QDRANT_API_KEY", "secret")
     run_config = yaml.safe_load((DEPLOY / "run_config" / "qdrant_server.yaml").read_text())
-    job = defs.resolve_job_def("ingest_document")
+    job = defs.resolve_implicit_global_asset_job_def()
     assert dg.validate_run_config(job, run_config)["resources"]["store"]["config"]["url"] == "http://qdrant:6333"
     with pytest.raises(dg.DagsterInvalidConfigError):
         dg.validate_run_config(job, {"resources": {"store": {"config": {"url": 6333}}}})
@@ -86,7 +93,7 @@ def test_celery_run_config_validates_with_the_celery_executor(monkeypatch):
     monkeypatch.setenv("EVIDENCE_EXECUTOR", "celery")
     monkeypatch.setenv("CELERY_BROKER_URL", "pyamqp://guest@rabbitmq//")
     monkeypatch.setenv("CELERY_RESULT_BACKEND", "rpc://")
-    job = build_definitions().resolve_job_def("ingest_document")
+    job = build_definitions().resolve_implicit_global_asset_job_def()
     run_config = yaml.safe_load((DEPLOY / "run_config" / "celery.yaml").read_text())
     assert dg.validate_run_config(job, run_config)["execution"]["celery"]["broker"] == "pyamqp://guest@rabbitmq//"
 

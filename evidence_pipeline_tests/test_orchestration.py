@@ -7,6 +7,7 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline.corpus import doc_id_for, partition_key
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME, ingest_job_def
 from evidence_pipeline.embedding import Embedder
 from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
@@ -42,7 +43,11 @@ def _search(env, query, k=5):
 
 def test_definitions_load():
     assert dg.Definitions.validate_loadable(module_defs) is None
-    job = module_defs.resolve_job_def("ingest_document")
+    job = ingest_job_def(module_defs)
+    # One name for the pipeline: the asset job that UI backfills of the assets run too.
+    assert job.name == ASSET_JOB_NAME
+    assert [j.name for j in module_defs.jobs if not j.name.startswith("__")] == ["check_documents"]
+    assert {s.job_name for s in [*module_defs.sensors, *module_defs.schedules]} == {ASSET_JOB_NAME}
     assert {n.name for n in job.nodes} >= {"raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index", "qdrant_points", "store_checks"}
 
 

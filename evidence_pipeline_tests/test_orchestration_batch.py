@@ -107,7 +107,7 @@ def test_a_failing_document_fails_its_batch_naming_every_bad_file(tmp_path):
     defs = build_definitions({"store": StoreResource(path=str(tmp_path / "store")), "corpus": CorpusResource(root=str(corpus))})
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", ["a-broken", "b-fine"])
-        result = defs.resolve_job_def("ingest_document").execute_in_process(
+        result = defs.resolve_implicit_global_asset_job_def().execute_in_process(
             instance=instance,
             tags=range_tags("a-broken", "b-fine"),
             raise_on_error=False,

@@ -4,7 +4,7 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline import pipeline
-from evidence_pipeline.orchestration.definitions import build_definitions, ingest_job
+from evidence_pipeline.orchestration.definitions import build_definitions
 from evidence_pipeline.orchestration.resources import (
     CorpusResource,
     EmbedderResource,
@@ -20,7 +20,7 @@ from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
-SCHEDULE = build_reingest_schedule(ingest_job)
+SCHEDULE = build_reingest_schedule()
 
 
 @pytest.fixture

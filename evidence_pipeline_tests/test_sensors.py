@@ -6,9 +6,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from evidence_pipeline.orchestration.definitions import ingest_job
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
-from evidence_pipeline.orchestration.sensors import Seen, batched_run_requests, build_corpus_sensor, changed_keys, diff_cursor, fingerprint
+from evidence_pipeline.corpus import file_fingerprint
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
+from evidence_pipeline.orchestration.sensors import BUCKETS, FileState, bucket_of, batched_run_requests, build_corpus_sensor, changed_files
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
@@ -16,7 +17,7 @@ from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.store.edge import EdgeStore
 from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
-SENSOR = build_corpus_sensor(ingest_job)
+SENSOR = build_corpus_sensor()
 
 
 class Folder:
@@ -209,32 +210,59 @@ def test_batched_requests_are_partition_ranges_dagster_reads():
     assert request.partition_key_range == dg.PartitionKeyRange("a", "b")
 
 
-def test_cursor_diff_hashes_only_what_the_fingerprint_cannot_vouch_for(tmp_path):
-    """The cursor diff alone, without Dagster: what is new, changed, touched or gone."""
+def test_only_files_whose_fingerprint_moved_are_hashed(tmp_path):
+    """The per-file comparison alone, without Dagster: what is new, changed, touched or the same."""
     files = {name: tmp_path / f"{name}.md" for name in ("same", "touched", "edited", "new")}
     for name, path in files.items():
         path.write_text(f"# {name}")
-    seen = {
-        name: Seen(fingerprint(files[name]), sha256_file(str(files[name])), name, str(files[name]))
+    last = {
+        name: {"fingerprint": file_fingerprint(files[name].stat()), "content_hash": sha256_file(str(files[name])), "source_path": str(files[name])}
         for name in ("same", "touched", "edited")
     }
-    seen["removed"] = Seen("1:1", "h-removed", "removed", str(tmp_path / "removed.md"))
     os.utime(files["touched"], ns=(1, 1))  # new mtime, same bytes
     files["edited"].write_text("# edited, longer now")
     hashed: list[str] = []
 
-    def content_hash(path: Path) -> str:
-        hashed.append(path.stem)
-        return sha256_file(str(path))
+    def content_hash(path: str) -> str:
+        hashed.append(Path(path).stem)
+        return sha256_file(path)
 
-    diff = diff_cursor(seen, {k: p for k, p in files.items()}, content_hash=content_hash)
-    assert sorted(hashed) == ["edited", "new", "touched"]  # "same" kept its cursor entry unhashed
-    assert diff.unsettled == ["edited", "new"]
-    assert diff.gone == {"removed": "removed"}
-    assert diff.now["same"] is seen["same"] and diff.now["touched"].content_hash == seen["touched"].content_hash
-    assert set(diff.now) == set(files)
+    states = {k: FileState(str(p), file_fingerprint(p.stat())) for k, p in files.items()}
+    wanted = changed_files(states, last, content_hash=content_hash)
+    assert sorted(hashed) == ["edited", "new", "touched"]  # "same" is vouched for by its fingerprint
+    assert wanted == {k: sha256_file(str(files[k])) for k in ("edited", "new")}
+    # Moved to another folder with the same fingerprint: the path differs, so it is hashed (and unchanged).
+    moved = {"same": FileState(str(tmp_path / "elsewhere" / "same.md"), states["same"].fingerprint)}
+    assert changed_files(moved, last, content_hash=lambda p: last["same"]["content_hash"]) == {}
 
-    # The run history settles the rest: "new" was ingested before with this very content.
-    last = {"new": {"content_hash": diff.now["new"].content_hash}, "edited": {"content_hash": seen["edited"].content_hash}}
-    assert changed_keys(diff.unsettled, diff.now, last) == {"edited": diff.now["edited"].content_hash}
-    assert changed_keys(diff.unsettled, diff.now, {}) == {k: diff.now[k].content_hash for k in ("edited", "new")}
+
+def test_cursor_stays_bounded_and_an_unchanged_folder_asks_nothing(folder):
+    n = 1500
+    paths = {f"doc-{i:05d}": folder.write(f"d{i // 500}/doc-{i:05d}.md", f"# Doc {i}\n\nbody {i}") for i in range(n)}
+    first = folder.tick()
+    assert len(folder.partitions()) == n
+    assert sum(len(r.partition_keys) for r in first.dynamic_partitions_requests) == n
+    cursor = folder.cursor
+    # A fixed number of digests, no per-file entry: under 25 bytes per bucket.
+    assert len(cursor.encode()) <= BUCKETS * 25 and "doc-00042" not in cursor
+
+    unchanged = folder.tick()
+    assert requested(unchanged) == [] and unchanged.dynamic_partitions_requests == []
+    assert folder.cursor == cursor
+
+    # One file changes: its bucket is re-checked against the instance. Of its bucket-mates,
+    # one was ingested, one is in a running run, the rest were never run (requested again).
+    buckets: dict[int, list[str]] = {}
+    for key in paths:
+        buckets.setdefault(bucket_of(key), []).append(key)
+    target, *mates = max(buckets.values(), key=len)
+    assert len(mates) >= 3
+    for key in [target, mates[0]]:
+        folder.ingested(key, paths[key])
+    folder.instance.add_run(
+        dg.DagsterRun(job_name=ASSET_JOB_NAME, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": mates[1]})
+    )
+    paths[target].write_text("# revised")
+    changed = folder.tick()
+    assert sorted(k for r in requested(changed) for k in r.split("..")) == sorted([target] + mates[2:])
+    assert len(folder.cursor.encode()) <= BUCKETS * 25

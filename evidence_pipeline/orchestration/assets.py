@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline import pipeline
-from evidence_pipeline.corpus import doc_id_for, scan
+from evidence_pipeline.corpus import doc_id_for, file_fingerprint, scan
 from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.orchestration.batching import BACKFILL_POLICY, each, partition_keys, run_batched
 from evidence_pipeline.orchestration.history import latest_metadata
@@ -111,8 +111,16 @@ def raw_pdfs(context: dg.AssetExecutionContext, config: RawDocumentConfig, corpu
                     )
         if path is None or not path.is_file():
             raise dg.Failure(description=f"partition {key!r}: no such file in corpus folder {corpus.root}")
-        doc = SourceDocument(doc_id=doc_id_for(path), path=str(path), content_hash=sha256_file(str(path)), size_bytes=path.stat().st_size)
-        return doc, {"source_path": str(path), "doc_id": doc.doc_id, "size_bytes": doc.size_bytes, "content_hash": doc.content_hash}
+        stat = path.stat()  # before hashing: a write during the hash then shows as a change next tick
+        doc = SourceDocument(doc_id=doc_id_for(path), path=str(path), content_hash=sha256_file(str(path)), size_bytes=stat.st_size)
+        return doc, {
+            "source_path": str(path),
+            "doc_id": doc.doc_id,
+            "size_bytes": doc.size_bytes,
+            "content_hash": doc.content_hash,
+            # The sensor's cheap pre-check: a file with this size and mtime is not hashed again.
+            "fingerprint": file_fingerprint(stat),
+        }
 
     return run_batched(context, (), read, keyed=True)
 

@@ -25,33 +25,34 @@ BACKFILL_POLICY = dg.BackfillPolicy.multi_run(max_partitions_per_run=MAX_PARTITI
 
 
 def partition_keys(context: dg.AssetExecutionContext) -> list[str]:
+    """The run's partition keys. For a key range Dagster reads every dynamic partition from the
+    instance to resolve it (100,000 keys at scale): a step asks once and passes the list on."""
     return list(context.partition_keys)
 
 
-def by_partition(context: dg.AssetExecutionContext, value: Any) -> Mapping[str, Any]:
+def by_partition(keys: list[str], value: Any) -> Mapping[str, Any]:
     """An upstream input as ``{partition_key: value}`` whatever the run covers."""
-    keys = partition_keys(context)
     return {keys[0]: value} if len(keys) == 1 else value
 
 
-def each(context: dg.AssetExecutionContext, *inputs: Any) -> Iterator[tuple[str, tuple]]:
+def each(context: dg.AssetExecutionContext, *inputs: Any, keys: list[str] | None = None) -> Iterator[tuple[str, tuple]]:
     """(key, (input values...)) per partition of the run, loading one document at a time."""
-    maps = [by_partition(context, value) for value in inputs]
-    for key in partition_keys(context):
+    keys = partition_keys(context) if keys is None else keys
+    maps = [by_partition(keys, value) for value in inputs]
+    for key in keys:
         yield key, tuple(m[key] for m in maps)
 
 
-def output(context: dg.AssetExecutionContext, values: dict[str, T]) -> T | dict[str, T]:
+def output(keys: list[str], values: dict[str, T]) -> T | dict[str, T]:
     """The bare value for a one-partition run, else the dict the IO manager writes per partition."""
-    keys = partition_keys(context)
     return values[keys[0]] if len(keys) == 1 else values
 
 
-def record_metadata(context: dg.AssetExecutionContext, key: str, metadata: Mapping[str, Any]) -> None:
+def record_metadata(context: dg.AssetExecutionContext, keys: list[str], key: str, metadata: Mapping[str, Any]) -> None:
     """Metadata of one partition's materialization. A one-partition run attaches it to the
     output (which also works when a test calls the asset directly with
     ``build_asset_context``); a batch names the partition."""
-    if len(partition_keys(context)) == 1:
+    if len(keys) == 1:
         context.add_output_metadata(dict(metadata))
     else:
         context.add_asset_metadata(dict(metadata), partition_key=key)
@@ -72,22 +73,23 @@ def run_batched(
     batch reports every failing file at once; the batch then fails as a whole, because
     a step cannot materialize only part of its partitions.
     """
+    keys = partition_keys(context)
     values: dict[str, T] = {}
     failures: list[str] = []
-    for key, args in each(context, *inputs):
+    for key, args in each(context, *inputs, keys=keys):
         try:
             value, metadata = compute(key, *args) if keyed else compute(*args)
         except dg.Failure as exc:
-            if len(partition_keys(context)) == 1:
+            if len(keys) == 1:
                 raise
             context.log.error(f"partition {key!r}: {exc.description}")
             failures.append(f"{key}: {exc.description}")
             continue
-        record_metadata(context, key, metadata)
+        record_metadata(context, keys, key, metadata)
         values[key] = value
     if failures:
         raise dg.Failure(
-            description=f"{len(failures)} of {len(partition_keys(context))} documents failed: " + "; ".join(failures),
+            description=f"{len(failures)} of {len(keys)} documents failed: " + "; ".join(failures),
             metadata={"failed": dg.MetadataValue.md("\n".join(f"- {f}" for f in failures))},
         )
-    return output(context, values)
+    return output(keys, values)

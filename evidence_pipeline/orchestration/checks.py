@@ -1,25 +1,35 @@
 """Asset checks: what must hold for every ingested document.
 
-The checks run in the same run as the assets they check (they are part of the ingest
-job) and evaluate exactly the documents that run materialized: one after a sensor or
-CLI run, a batch after a backfill run. Launched on their own (UI: "Execute checks"),
-they evaluate every document that has been indexed. Metadata names failing documents.
+The checks are partitioned like the assets (Dagster 1.13 partitioned asset checks): a
+result belongs to one document, and the UI shows it on that document's partition. They
+run in the same run as the assets they check (they are part of the ingest job) and
+evaluate exactly the documents that run materialized: one after a sensor or CLI run, a
+batch after a backfill run (one evaluation per document). On their own, the
+``check_documents`` job runs them over any partition or range (a backfill of it checks
+every document).
 
 Each rule is a plain function over records or store statistics, tested without
 Dagster; the checks gather the inputs and report.
 """
 
 
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import dagster as dg
 
-from evidence_pipeline.orchestration.assets import STORE_POOL, documents, evidence_units, qdrant_points, split_units
+from evidence_pipeline.orchestration.assets import STORE_POOL, documents, qdrant_points
+from evidence_pipeline.orchestration.assets import evidence_units as evidence_units_asset
+from evidence_pipeline.orchestration.assets import split_units as split_units_asset
 from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import StoreResource
 from evidence_pipeline.records import EvidenceUnit
 from evidence_pipeline.store.base import VectorStats
+
+# A partitioned check spec is a preview feature of Dagster 1.13: it is what makes a result
+# belong to one document.
+warnings.filterwarnings("ignore", message="Specifying a partitions_def on an AssetCheckSpec", category=dg.PreviewWarning)
 
 # -- rules -------------------------------------------------------------------------
 
@@ -82,33 +92,29 @@ def count_problems(points: int, children: int | None) -> list[str]:
 # -- gathering ---------------------------------------------------------------------
 
 
-def _keys(context: dg.AssetCheckExecutionContext) -> list[str] | None:
-    """The partitions of this run, or None when the check runs outside a partitioned run."""
-    op = context.op_execution_context
-    if op.has_partition_key or op.has_partition_key_range:
-        return list(op.partition_keys)
-    return None
+def _keys(context: dg.AssetCheckExecutionContext) -> list[str]:
+    """The documents (partitions) of this run: its one key, or its key range."""
+    return list(context.op_execution_context.partition_keys)
 
 
 def _indexed(context: dg.AssetCheckExecutionContext) -> dict[str, dict[str, Any]]:
-    """partition key -> latest qdrant_points metadata, for the run's partitions or all."""
-    keys = _keys(context)
-    if keys is None:
-        keys = list(context.instance.get_dynamic_partitions(documents.name))
-    return latest_metadata(context.instance, "qdrant_points", keys)
+    """partition key -> latest qdrant_points metadata, for the run's indexed documents."""
+    return latest_metadata(context.instance, "qdrant_points", _keys(context))
 
 
-def _result(problems: Mapping[str, list[str]], checked: int, what: str) -> dg.AssetCheckResult:
-    failing = {k: p for k, p in problems.items() if p}
-    text = "\n".join(f"- `{k}`: {'; '.join(p)}" for k, p in sorted(failing.items())[:50])
-    return dg.AssetCheckResult(
-        passed=not failing,
-        metadata={
-            "documents_checked": checked,
-            "documents_failing": len(failing),
-            "failures": dg.MetadataValue.md(text or f"every document: {what}"),
-        },
+def _evaluation(asset: dg.AssetsDefinition, check: str, key: str, problems: list[str], what: str) -> dg.AssetCheckEvaluation:
+    """The result of one check on one document (its partition)."""
+    return dg.AssetCheckEvaluation(
+        asset_key=asset.key,
+        check_name=check,
+        partition=key,
+        passed=not problems,
+        metadata={"problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or what)},
     )
+
+
+def _spec(name: str, asset: dg.AssetsDefinition, description: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(name, asset=asset, description=description, partitions_def=documents)
 
 
 # -- checks ------------------------------------------------------------------------
@@ -131,7 +137,7 @@ _STORE_RULES: dict[str, tuple[str, str]] = {
 
 
 @dg.multi_asset_check(
-    specs=[dg.AssetCheckSpec(name, asset=qdrant_points, description=text) for name, (text, _) in _STORE_RULES.items()],
+    specs=[_spec(name, qdrant_points, text) for name, (text, _) in _STORE_RULES.items()],
     can_subset=True,
     pool=STORE_POOL,
     description="The store-side checks of qdrant_points: one store session and one scroll per document for all three.",
@@ -140,55 +146,53 @@ def store_checks(context: dg.AssetCheckExecutionContext, store: StoreResource):
     selected = {key.name for key in context.selected_asset_check_keys}
     indexed = _indexed(context)
     children = latest_metadata(context.instance, "child_embeddings", indexed)
-    problems: dict[str, dict[str, list[str]]] = {name: {} for name in _STORE_RULES}
     with store.open() as s:
         for key, meta in indexed.items():
             stats = s.vector_stats(meta["doc_id"])
             n = children.get(key, {}).get("children")
-            problems["points_have_parents"][key] = parent_problems(stats)
-            problems["points_have_both_vectors"][key] = vector_problems(stats)
-            problems["point_count_matches_children"][key] = count_problems(stats.points, None if n is None else int(n))
-    for name, (_, what) in _STORE_RULES.items():
-        if name in selected:
-            result = _result(problems[name], len(indexed), what)
-            yield dg.AssetCheckResult(
-                asset_key=qdrant_points.key, check_name=name, passed=result.passed, metadata=result.metadata
-            )
+            problems = {
+                "points_have_parents": parent_problems(stats),
+                "points_have_both_vectors": vector_problems(stats),
+                "point_count_matches_children": count_problems(stats.points, None if n is None else int(n)),
+            }
+            for name, (_, what) in _STORE_RULES.items():
+                if name in selected:
+                    yield _evaluation(qdrant_points, name, key, problems[name], what)
 
 
-@dg.asset_check(
-    asset=split_units,
-    description="No piece of a split table lacks the header rows of its table.",
+@dg.multi_asset_check(
+    specs=[_spec("split_pieces_keep_header", split_units_asset, "No piece of a split table lacks the header rows of its table.")],
+    ins={"split_units": dg.AssetIn(split_units_asset.key)},
+    can_subset=True,  # results are yielded per document, not as the op's outputs
 )
-def split_pieces_keep_header(context: dg.AssetCheckExecutionContext, split_units) -> dg.AssetCheckResult:
-    keys = _keys(context)
-    if keys is None:  # run on its own: every document that has split units
-        keys = list(latest_metadata(context.instance, "split_units", context.instance.get_dynamic_partitions(documents.name)))
-    # The input is the bare list for a one-partition run, else a lazy {key: list} mapping
-    # (for an unpartitioned check, of every partition: only the run's are read).
-    problems: dict[str, list[str]] = {}
-    for key in keys:
+def split_pieces_keep_header(context: dg.AssetCheckExecutionContext, split_units):
+    # The input is the bare list for a one-partition run, else a lazy {key: list} mapping.
+    for key in _keys(context):
         units = split_units[key] if isinstance(split_units, Mapping) else split_units
         missing = pieces_missing_header(units)
-        problems[key] = [f"pieces without header: {', '.join(missing)}"] if missing else []
-    return _result(problems, len(problems), "split pieces keep their header")
+        problems = [f"pieces without header: {', '.join(missing)}"] if missing else []
+        yield _evaluation(split_units_asset, "split_pieces_keep_header", key, problems, "split pieces keep their header")
 
 
-@dg.asset_check(
-    asset=evidence_units,
-    description="Every ingested document gave at least one evidence unit (a scan without a text layer fails, with its reason).",
+@dg.multi_asset_check(
+    specs=[
+        _spec(
+            "document_has_units",
+            evidence_units_asset,
+            "Every ingested document gave at least one evidence unit (a scan without a text layer fails, with its reason).",
+        )
+    ],
+    ins={"evidence_units": dg.AssetIn(evidence_units_asset.key)},
+    can_subset=True,
 )
-def document_has_units(context: dg.AssetCheckExecutionContext, evidence_units) -> dg.AssetCheckResult:
+def document_has_units(context: dg.AssetCheckExecutionContext, evidence_units):
     keys = _keys(context)
-    if keys is None:
-        keys = list(latest_metadata(context.instance, "evidence_units", context.instance.get_dynamic_partitions(documents.name)))
     parsed = latest_metadata(context.instance, "parsed_docs", keys)
-    problems: dict[str, list[str]] = {}
     for key in keys:
         units = evidence_units[key] if isinstance(evidence_units, Mapping) else evidence_units
         content = [u for u in units if u.kind != "card"]  # the card alone means nothing was read
-        problems[key] = empty_document_problems(len(content), parsed_warnings(parsed.get(key, {})))
-    return _result(problems, len(problems), "at least one evidence unit")
+        problems = empty_document_problems(len(content), parsed_warnings(parsed.get(key, {})))
+        yield _evaluation(evidence_units_asset, "document_has_units", key, problems, "at least one evidence unit")
 
 
 CHECKS = [store_checks, split_pieces_keep_header, document_has_units]

@@ -19,18 +19,13 @@ from evidence_pipeline.orchestration.resources import (
 from evidence_pipeline.orchestration.schedules import build_reingest_schedule
 from evidence_pipeline.orchestration.sensors import build_corpus_sensor
 
-ingest_job = dg.define_asset_job(
-    "ingest_document",
-    selection=dg.AssetSelection.assets(*ASSETS),
-    partitions_def=documents,
-    description="Ingest documents: parse, build evidence units, embed, write to Qdrant, check. One document or a batch per run.",
-)
-
-# The checks alone, over every indexed document (a partitioned run checks its own documents).
+# The checks alone, partitioned like them: a run checks its document or its range of them,
+# a backfill of this job checks every document.
 check_job = dg.define_asset_job(
     "check_documents",
     selection=dg.AssetSelection.checks(*CHECKS),
-    description="Run the asset checks over every indexed document.",
+    partitions_def=documents,
+    description="Run the asset checks over documents already ingested (one partition, a range, or a backfill of all).",
 )
 
 
@@ -67,9 +62,10 @@ def build_definitions(resources: dict | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[ingest_job, check_job],
-        sensors=[build_corpus_sensor(ingest_job)],
-        schedules=[build_reingest_schedule(ingest_job)],
+        # Ingest runs target the assets (asset_job): one name for the pipeline in the UI.
+        jobs=[check_job],
+        sensors=[build_corpus_sensor()],
+        schedules=[build_reingest_schedule()],
         resources={**default_resources(), **(resources or {})},
         executor=executor(),
     )

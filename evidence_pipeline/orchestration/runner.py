@@ -10,11 +10,11 @@ from typing import Callable, Iterable
 import dagster as dg
 
 from evidence_pipeline.corpus import doc_id_for, expand_paths, partition_key
+from evidence_pipeline.orchestration.asset_job import ingest_job_def
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.checks import empty_document_problems, parsed_warnings
 from evidence_pipeline.orchestration.failures import failure_message, ingest_console_logger
 
-INGEST_JOB = "ingest_document"
 
 
 @dataclass
@@ -135,7 +135,7 @@ def ingest_paths(
     new = [k for k in by_key if k not in registered]
     if new:
         instance.add_dynamic_partitions(documents.name, new)
-    job = defs.resolve_job_def(INGEST_JOB).with_logger_defs({"console": ingest_console_logger})
+    job = ingest_job_def(defs).with_logger_defs({"console": ingest_console_logger})
     unchanged = set() if force else _unchanged_keys(by_key, defs)
     parser = _read_ahead_parser(defs) if read_ahead else None
     if parser is not None:

@@ -19,6 +19,7 @@ import dagster as dg
 
 from evidence_pipeline.corpus import scan
 from evidence_pipeline.errors import StoreError
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import (
@@ -41,9 +42,9 @@ def reingest_cron() -> str:
     return os.environ.get("EVIDENCE_REINGEST_CRON") or DEFAULT_CRON
 
 
-def build_reingest_schedule(job, cron: str | None = None) -> dg.ScheduleDefinition:
+def build_reingest_schedule(cron: str | None = None) -> dg.ScheduleDefinition:
     @dg.schedule(
-        job=job,
+        job_name=ASSET_JOB_NAME,
         cron_schedule=cron or reingest_cron(),
         default_status=dg.DefaultScheduleStatus.STOPPED,
         description=(

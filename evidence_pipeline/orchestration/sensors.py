@@ -2,19 +2,25 @@
 
 Each tick scans the folder (recursively) and
 
-- registers a partition for every new document;
-- requests runs for documents whose CONTENT changed: size + mtime is only the cheap
-  pre-check that lets an untouched file skip hashing; a touched file with the same
+- registers a partition for every new document (in requests of at most
+  ``PARTITIONS_PER_REQUEST`` keys);
+- requests runs for documents whose CONTENT changed; a touched file with the same
   SHA-256 requests nothing;
 - for a document whose file is gone, deletes its points from the store and then its
   partition.
 
-The cursor remembers, per key, the file's size:mtime, SHA-256, doc id and path. When
-the cursor is empty (first tick, or reset from the UI) the sensor asks the instance
-instead: the ``content_hash`` in the latest ``raw_pdfs`` materialization of each
-partition is what was last ingested (or attempted), so a reset requests nothing for
-documents that have not changed. Documents that failed are not retried until their
-file changes; the re-ingestion schedule retries them.
+Per-file state lives in the instance, not in the cursor: the latest ``raw_pdfs``
+materialization of each partition records the file's path, ``fingerprint``
+(size:mtime_ns) and ``content_hash``. The cursor holds a fixed number of digests: the
+documents are spread over ``BUCKETS`` buckets by key, and each bucket's digest covers
+the keys, paths and fingerprints of its files. A tick compares digests only, so a folder
+of 100,000 unchanged files costs a directory scan and no query or hash; a bucket whose
+digest moved (a file added, changed, touched or deleted) has its files compared with
+the instance, and only a file whose fingerprint differs from the recorded one is hashed.
+The cursor stays under ~25 KB whatever the folder holds (plus the deletions still
+pending). An empty cursor (first tick, or reset from the UI) checks every bucket:
+documents whose last ingest saw the same content request nothing. Documents that failed
+are not retried until their file changes; the re-ingestion schedule retries them.
 """
 
 
@@ -26,97 +32,109 @@ from pathlib import Path
 
 import dagster as dg
 
-from evidence_pipeline.corpus import doc_id_for, doc_id_from_key, scan
+from evidence_pipeline.corpus import doc_id_from_key, file_fingerprint, scan
 from evidence_pipeline.errors import StoreError
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
 from evidence_pipeline.orchestration.history import latest_metadata
-from evidence_pipeline.orchestration.partition_ranges import range_tags
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG, range_tags
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.staleness import document_state
 from evidence_pipeline.store.base import DocumentVersion
 
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+# 1,024 digests of 12 hex characters: about 20 KB of cursor; at 100,000 files a changed
+# file costs the instance look-ups of the ~100 files of its bucket.
+BUCKETS = 1024
+DIGEST_CHARS = 12
+PARTITIONS_PER_REQUEST = 10_000
 
 
-@dataclass
-class Seen:
-    """What the sensor knew about a file at its last tick."""
+def bucket_of(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "big") % BUCKETS
 
-    fingerprint: str  # size:mtime_ns, the cheap pre-check
-    content_hash: str
-    doc_id: str
+
+@dataclass(frozen=True)
+class FileState:
+    """A file of the folder now: where it is and its cheap fingerprint."""
+
     path: str
+    fingerprint: str
 
 
-def fingerprint(path: Path) -> str:
-    st = path.stat()
-    return f"{st.st_size}:{st.st_mtime_ns}"
+def stat_files(found: Mapping[str, Path]) -> dict[str, FileState]:
+    states = {}
+    for key, path in found.items():
+        try:
+            states[key] = FileState(str(path), file_fingerprint(path.stat()))
+        except FileNotFoundError:  # deleted between the scan and the stat: gone next tick
+            continue
+    return states
 
 
-def load_cursor(raw: str | None) -> tuple[dict[str, Seen], dict[str, str]]:
-    """(files by key, deletions still pending: key -> doc id); empty for no or an old cursor."""
-    data = json.loads(raw) if raw else {}
-    if data.get("v") != CURSOR_VERSION:
-        return {}, {}
-    return {k: Seen(*v) for k, v in data["files"].items()}, dict(data.get("deleting", {}))
-
-
-def dump_cursor(files: dict[str, Seen], deleting: dict[str, str]) -> str:
-    return json.dumps(
-        {
-            "v": CURSOR_VERSION,
-            "files": {k: [s.fingerprint, s.content_hash, s.doc_id, s.path] for k, s in sorted(files.items())},
-            "deleting": dict(sorted(deleting.items())),
-        },
-        ensure_ascii=False,
-    )
+def bucket_digests(files: Mapping[str, FileState]) -> dict[int, str]:
+    """bucket -> digest of its (key, path, fingerprint) triples; empty buckets absent."""
+    members: dict[int, list[str]] = {}
+    for key, state in files.items():
+        members.setdefault(bucket_of(key), []).append(f"{key}\t{state.path}\t{state.fingerprint}")
+    return {
+        b: hashlib.blake2b("\n".join(sorted(lines)).encode(), digest_size=DIGEST_CHARS // 2).hexdigest()
+        for b, lines in members.items()
+    }
 
 
 @dataclass
-class CursorDiff:
-    """The folder now against the cursor of the last tick."""
+class Cursor:
+    buckets: dict[int, str] = field(default_factory=dict)  # bucket -> digest at the last tick
+    deleting: dict[str, str] = field(default_factory=dict)  # key -> doc id whose points are still to delete
+    fresh: bool = True  # no usable cursor: every bucket is checked
 
-    now: dict[str, Seen] = field(default_factory=dict)  # the next cursor's files
-    unsettled: list[str] = field(default_factory=list)  # new, or hash differs from the cursor's
-    gone: dict[str, str] = field(default_factory=dict)  # key -> doc id of files the cursor knew, now absent
+    @classmethod
+    def load(cls, raw: str | None) -> "Cursor":
+        data = json.loads(raw) if raw else {}
+        if data.get("v") != CURSOR_VERSION:
+            return cls()
+        return cls({int(b): d for b, d in data["buckets"].items()}, dict(data.get("deleting", {})), fresh=False)
+
+    def dump(self) -> str:
+        return json.dumps(
+            {
+                "v": CURSOR_VERSION,
+                "buckets": {str(b): d for b, d in sorted(self.buckets.items())},
+                "deleting": dict(sorted(self.deleting.items())),
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    def changed_buckets(self, now: Mapping[int, str]) -> set[int]:
+        if self.fresh:
+            return set(range(BUCKETS))
+        return {b for b in set(now) | set(self.buckets) if now.get(b) != self.buckets.get(b)}
 
 
-def diff_cursor(
-    seen: Mapping[str, Seen],
-    found: Mapping[str, Path],
+def changed_files(
+    files: Mapping[str, FileState],
+    last: Mapping[str, Mapping],
     *,
-    fingerprint: Callable[[Path], str] = fingerprint,
-    content_hash: Callable[[Path], str] = lambda path: sha256_file(str(path)),
-) -> CursorDiff:
-    """Compare the files ``found`` now (key -> path) with the cursor's ``seen``. A file whose
-    fingerprint and path are unchanged keeps its cursor entry without being hashed; any
-    other is hashed, and is unsettled unless its hash equals the cursor's (a ``touch``)."""
-    diff = CursorDiff()
-    for key, path in found.items():
-        fp = fingerprint(path)
-        prev = seen.get(key)
-        if prev is not None and prev.fingerprint == fp and prev.path == str(path):
-            diff.now[key] = prev
-            continue
-        diff.now[key] = Seen(fp, content_hash(path), doc_id_for(path), str(path))
-        if prev is None or prev.content_hash != diff.now[key].content_hash:
-            diff.unsettled.append(key)
-    diff.gone = {k: s.doc_id for k, s in seen.items() if k not in found}
-    return diff
-
-
-def changed_keys(unsettled: list[str], now: Mapping[str, Seen], last: Mapping[str, Mapping]) -> dict[str, str]:
-    """key -> content hash of the unsettled files whose content was not what the latest
-    ``raw_pdfs`` materialization (``last``) saw: those need a run. The sensor watches content
-    only; pipeline-version changes are the schedule's."""
+    content_hash: Callable[[str], str] = sha256_file,
+) -> dict[str, str]:
+    """key -> content hash of the ``files`` whose content is not what the latest ``raw_pdfs``
+    materialization (``last``) saw: those need a run. A file whose path and fingerprint
+    match the recorded ones is not hashed; any other is, and needs a run only if its hash
+    differs (a ``touch`` does not). The sensor watches content only; pipeline-version
+    changes are the schedule's."""
     wanted = {}
-    for key in unsettled:
+    for key, state in files.items():
         meta = last.get(key)
+        if meta and meta.get("fingerprint") == state.fingerprint and meta.get("source_path") == state.path:
+            continue
+        digest = content_hash(state.path)
         indexed = DocumentVersion(str(meta.get("content_hash", "")), "") if meta else None
-        if document_state(now[key].content_hash, indexed, None).stale:
-            wanted[key] = now[key].content_hash
+        if document_state(digest, indexed, None).stale:
+            wanted[key] = digest
     return wanted
 
 
@@ -167,9 +185,59 @@ def _under(path: str | None, root: Path) -> bool:
         return False
 
 
-def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDefinition:
+def gone_documents(
+    orphans: list[str], last: Mapping[str, Mapping], root: Path
+) -> dict[str, str]:
+    """key -> doc id of the registered documents that came from this folder and whose file
+    is gone. A partition never materialized was registered by the sensor (the CLI
+    materializes what it registers); one ingested from elsewhere (``evidence-pipeline
+    ingest /other/x.pdf``) is not the sensor's to delete."""
+    gone = {}
+    for key in orphans:
+        meta = last.get(key)
+        if meta is None:
+            gone[key] = doc_id_from_key(key) or key
+        elif _under(meta.get("source_path"), root) and not Path(meta["source_path"]).exists():
+            gone[key] = meta.get("doc_id") or doc_id_from_key(key) or key
+    return gone
+
+
+IN_FLIGHT = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+
+
+def in_flight_keys(instance: dg.DagsterInstance, job_name: str, order: list[str]) -> set[str]:
+    """Partition keys covered by runs of the job that are queued or running (ranges expanded
+    along ``order``, the partitions' order): their documents are requested already."""
+    position = {k: i for i, k in enumerate(order)}
+    keys: set[str] = set()
+    for run in instance.get_runs(filters=dg.RunsFilter(job_name=job_name, statuses=IN_FLIGHT)):
+        tags = run.tags
+        if tags.get("dagster/partition"):
+            keys.add(tags["dagster/partition"])
+        first, last = position.get(tags.get(RANGE_START_TAG, "")), position.get(tags.get(RANGE_END_TAG, ""))
+        if first is not None and last is not None:
+            keys.update(order[first : last + 1])
+    return keys
+
+
+def partition_requests(new_keys: list[str], deleted: list[str]) -> list:
+    requests: list = [
+        documents.build_add_request(new_keys[start : start + PARTITIONS_PER_REQUEST])
+        for start in range(0, len(new_keys), PARTITIONS_PER_REQUEST)
+    ]
+    if deleted:
+        requests.append(documents.build_delete_request(deleted))
+    return requests
+
+
+def build_corpus_sensor(minimum_interval_seconds: int = 30) -> dg.SensorDefinition:
     @dg.sensor(
-        job=job,
+        job_name=ASSET_JOB_NAME,
         minimum_interval_seconds=minimum_interval_seconds,
         default_status=dg.DefaultSensorStatus.STOPPED,
         description=(
@@ -181,27 +249,32 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
         context: dg.SensorEvaluationContext, corpus: CorpusResource, store: StoreResource
     ) -> dg.SensorResult:
         root = Path(corpus.root)
-        seen, deleting = load_cursor(context.cursor)
-        registered = list(context.instance.get_dynamic_partitions(documents.name))
-        registered_set = set(registered)
+        cursor = Cursor.load(context.cursor)
         found = scan(root)
         for path in found.duplicates:
             context.log.warning(f"{path}: same document id as another file of the corpus; skipped")
+        files = stat_files(found.paths)
+        digests = bucket_digests(files)
+        changed = cursor.changed_buckets(digests)
 
-        diff = diff_cursor(seen, found.paths)
-        now = diff.now
-        # The instance settles the rest: a document whose last ingest saw this hash needs no run.
-        wanted = changed_keys(diff.unsettled, now, latest_metadata(context.instance, "raw_pdfs", diff.unsettled))
+        # An unchanged folder with no deletion pending asks the instance nothing.
+        busy = bool(changed or cursor.deleting)
+        registered = list(context.instance.get_dynamic_partitions(documents.name)) if busy else []
+        registered_set = set(registered)
+        # Only the files of moved buckets are compared with the instance.
+        to_check = [k for k in files if bucket_of(k) in changed]
+        orphans = [k for k in registered if k not in files and bucket_of(k) in changed and k not in cursor.deleting]
+        last = latest_metadata(context.instance, "raw_pdfs", [k for k in to_check if k in registered_set] + orphans)
+        wanted = changed_files({k: files[k] for k in to_check}, last)
+        # A registered document never materialized may be waiting in a queued run (a moved
+        # bucket re-checks it): not requested twice.
+        waiting = [k for k in wanted if k in registered_set and k not in last]
+        if waiting:
+            queued = in_flight_keys(context.instance, ASSET_JOB_NAME, registered)
+            wanted = {k: h for k, h in wanted.items() if k not in queued}
 
-        # Gone: known to the cursor, or (after a reset) registered from a file of this folder.
-        gone = dict(diff.gone)
-        if not seen:
-            orphans = [k for k in registered if k not in found.paths and k not in deleting]
-            for key, meta in latest_metadata(context.instance, "raw_pdfs", orphans).items():
-                if _under(meta.get("source_path"), root) and not Path(meta["source_path"]).exists():
-                    gone[key] = meta.get("doc_id") or doc_id_from_key(key) or key
-        deleting = {**deleting, **gone}
-        deleting = {k: d for k, d in deleting.items() if k not in found.paths}  # a file that came back stays
+        deleting = {**cursor.deleting, **gone_documents(orphans, last, root)}
+        deleting = {k: d for k, d in deleting.items() if k not in files}  # a file that came back stays
         deleted: list[str] = []
         if deleting:
             try:
@@ -216,22 +289,17 @@ def build_corpus_sensor(job, minimum_interval_seconds: int = 30) -> dg.SensorDef
                 context.log.warning(f"cannot delete points now, will retry: {exc}")
         deleting = {k: d for k, d in deleting.items() if k not in deleted}
 
-        new_keys = [k for k in found.paths if k not in registered_set]
+        new_keys = [k for k in files if k not in registered_set] if changed else []
         order = [k for k in registered if k not in deleted] + new_keys
-        requests = batched_run_requests(order, wanted)
-        partition_requests = []
-        if new_keys:
-            partition_requests.append(documents.build_add_request(new_keys))
-        if [k for k in deleted if k in registered_set]:
-            partition_requests.append(documents.build_delete_request([k for k in deleted if k in registered_set]))
+        requests = batched_run_requests(order, wanted) if wanted else []
         context.log.info(
-            f"{len(found.paths)} documents: {len(new_keys)} new, {len(wanted)} to ingest, "
-            f"{len(deleted)} deleted, {len(deleting)} deletions pending"
+            f"{len(files)} documents, {len(changed)} of {BUCKETS} buckets changed: {len(new_keys)} new, "
+            f"{len(wanted)} to ingest, {len(deleted)} deleted, {len(deleting)} deletions pending"
         )
         return dg.SensorResult(
             run_requests=requests,
-            dynamic_partitions_requests=partition_requests,
-            cursor=dump_cursor(now, deleting),
+            dynamic_partitions_requests=partition_requests(new_keys, [k for k in deleted if k in registered_set]),
+            cursor=Cursor(digests, deleting, fresh=False).dump(),
         )
 
     return corpus_sensor
