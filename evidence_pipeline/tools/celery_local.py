@@ -55,20 +55,39 @@ def _redis_answers(port: int) -> bool:
         return False
 
 
-def _stop_group(proc: subprocess.Popen, grace_s: float = 15.0) -> None:
-    """SIGTERM to the process group ``proc`` leads (it was started in a session of its own), then SIGKILL."""
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies left for init do not count)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def stop_group(proc: subprocess.Popen, grace_s: float = 15.0) -> None:
+    """Stop ``proc`` and everything it started in its process group (``proc`` was started in
+    a session of its own): SIGTERM, ``grace_s`` seconds to end, then SIGKILL."""
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except ProcessLookupError:
+        proc.wait()
         return
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # children left in the group (a worker's parser process)
-    except ProcessLookupError:
-        pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        proc.poll()
+        if not _group_alive(proc.pid):
+            break
+        time.sleep(0.1)
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     proc.wait()
 
 
@@ -95,7 +114,7 @@ def redis_server(workdir: Path) -> Iterator[str]:
             time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        _stop_group(proc, grace_s=5)
+        stop_group(proc, grace_s=5)
 
 
 def worker_config() -> dict:
@@ -133,11 +152,6 @@ def wait_ready(workers: list[Worker], timeout_s: float = READY_TIMEOUT_S) -> Non
             time.sleep(0.2)
 
 
-def stop_group(proc: subprocess.Popen, grace_s: float = 15.0) -> None:
-    """Stop ``proc`` and what it started in its process group (it was started in a session of its own)."""
-    _stop_group(proc, grace_s)
-
-
 @contextmanager
 def celery_workers(count: int, workdir: Path, env: Mapping[str, str]) -> Iterator[list[Worker]]:
     """``count`` Dagster Celery workers, started (``wait_ready`` waits for them: tasks sent
@@ -165,4 +179,4 @@ def celery_workers(count: int, workdir: Path, env: Mapping[str, str]) -> Iterato
         yield workers
     finally:
         for worker in workers:
-            _stop_group(worker.proc)
+            stop_group(worker.proc)
