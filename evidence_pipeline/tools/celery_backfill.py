@@ -93,7 +93,10 @@ class BackfillReport(BaseModel):
         for asset, keys in self.materialized.items():
             out.append(f"  {asset}: {len(keys)} of {len(self.documents)} partitions materialized")
         points = sum(self.store_documents.values())
-        out.append(f"store: {len(self.store_documents)} documents, {points} points (out: {self.out})")
+        out.append(f"store: {len(self.store_documents)} documents, {points} points")
+        out.append(f"search it:  EVIDENCE_STORE_PATH={self.out}/store evidence-pipeline search \"...\"")
+        out.append(f"its runs:   DAGSTER_HOME={self.out}/dagster_home dagster-webserver -m {CODE_LOCATION}")
+        out.append(f"logs:       {self.out}/logs (worker1.log, worker2.log, backfill.log)")
         return out
 
 
@@ -183,7 +186,7 @@ def run_backfill(corpus: Path, out: Path, workers: int = 2, timeout_s: float = B
     from evidence_pipeline.corpus import scan
     from evidence_pipeline.orchestration.assets import ASSETS, documents
 
-    out = Path(out)
+    out = Path(out).resolve()  # DAGSTER_HOME must be absolute
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out}: not empty (the backfill needs a fresh instance and store)")
     corpus = Path(corpus)

@@ -6,11 +6,11 @@ start``) and stopped when its ``with`` block ends, so nothing outlives the calle
 
 - Redis listens on 127.0.0.1 on a free port, keeps nothing on disk (``--save ''``), and runs
   in the caller's temporary folder;
-- each worker runs its tasks in its own process, one at a time (``--pool solo``): it keeps
-  Docling and the embedding model loaded between steps, and a parse step may start its
-  own parser process (a prefork pool's children may not). ``task_acks_late`` with a
-  prefetch of one means an idle worker takes the next step instead of a busy one
-  reserving it.
+- each worker runs its tasks in its own process, one at a time (``--pool solo``): one copy
+  of Docling and of the embedding model per worker, loaded by its first step and kept
+  between steps (a prefork pool would load them in each of its children, one per core).
+  ``task_acks_late`` with a prefetch of one means an idle worker takes the next step
+  instead of a busy one reserving it.
 """
 
 from __future__ import annotations
@@ -77,18 +77,23 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 15.0) -> None:
     except ProcessLookupError:
         proc.wait()
         return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        proc.poll()
-        if not _group_alive(proc.pid):
-            break
-        time.sleep(0.1)
-    else:
+    if not _wait_group_gone(proc, grace_s):
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        _wait_group_gone(proc, 5.0)
     proc.wait()
+
+
+def _wait_group_gone(proc: subprocess.Popen, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while _group_alive(proc.pid):
+        proc.poll()  # reap the leader
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 @contextmanager
