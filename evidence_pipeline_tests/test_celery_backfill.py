@@ -18,12 +18,11 @@ from evidence_pipeline.store.fingerprint import fingerprint_difference, store_fi
 from evidence_pipeline.tools.celery_backfill import main, run_backfill
 from evidence_pipeline.tools.celery_local import redis_server_binary
 
-pytestmark = pytest.mark.skipif(
+
+@pytest.mark.skipif(
     redis_server_binary() is None,
     reason="redis-server not installed (Debian package redis-server; .ci/run installs it)",
 )
-
-
 def test_backfill_on_two_celery_workers_indexes_what_an_in_process_ingest_indexes(sop_reference, tmp_path):
     # Three of the generated SOPs (two pages each), the smallest: a run's cost is the workers' model loads.
     paths = sorted(sop_reference["paths"], key=lambda p: p.stat().st_size)[:3]
@@ -54,7 +53,7 @@ def test_backfill_on_two_celery_workers_indexes_what_an_in_process_ingest_indexe
     assert fingerprint_difference(got, want) == ""
 
 
-def test_backfill_refuses_a_used_folder_and_an_empty_corpus(tmp_path, capsys):
+def test_backfill_refuses_a_used_folder_an_empty_corpus_and_no_workers(tmp_path, capsys):
     used = tmp_path / "used"
     used.mkdir()
     (used / "store").mkdir()
@@ -64,3 +63,5 @@ def test_backfill_refuses_a_used_folder_and_an_empty_corpus(tmp_path, capsys):
     assert main([str(tmp_path / "corpus"), "--out", str(tmp_path / "fresh")]) == 1
     assert "no documents found" in capsys.readouterr().err
     assert main([str(tmp_path / "missing")]) == 2
+    assert main([str(tmp_path / "corpus"), "--workers", "0"]) == 2
+    assert "at least one worker" in capsys.readouterr().err

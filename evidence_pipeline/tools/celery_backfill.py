@@ -2,7 +2,7 @@
 
     python -m evidence_pipeline.tools.celery_backfill CORPUS_DIR [--workers 2] [--out DIR] [--json]
 
-Starts a private Redis (``tools.celery_local``), two Dagster Celery workers and a Dagster
+Starts a private Redis (``tools.celery_local``), Dagster Celery workers (two by default) and a Dagster
 instance in ``--out`` (a new folder; SQLite storage), registers every document of
 CORPUS_DIR as a partition, and backfills the ``ingest_document`` job over them with
 ``dagster job backfill``: one run per document, launched at once. The code location is
@@ -78,6 +78,7 @@ class BackfillReport(BaseModel):
             len(self.runs) == len(self.documents)
             and all(r.status == "SUCCESS" for r in self.runs)
             and all(sorted(keys) == sorted(self.documents) for keys in self.materialized.values())
+            and len(self.store_documents) == len(self.documents)
         )
 
     def lines(self) -> list[str]:
@@ -96,7 +97,7 @@ class BackfillReport(BaseModel):
         out.append(f"store: {len(self.store_documents)} documents, {points} points")
         out.append(f"search it:  EVIDENCE_STORE_PATH={self.out}/store evidence-pipeline search \"...\"")
         out.append(f"its runs:   DAGSTER_HOME={self.out}/dagster_home dagster-webserver -m {CODE_LOCATION}")
-        out.append(f"logs:       {self.out}/logs (worker1.log, worker2.log, backfill.log)")
+        out.append(f"logs:       {self.out}/logs (one per worker; backfill.log: the runs)")
         return out
 
 
@@ -181,8 +182,6 @@ def _store_documents(env: dict[str, str]) -> dict[str, int]:
 def run_backfill(corpus: Path, out: Path, workers: int = 2, timeout_s: float = BACKFILL_TIMEOUT_S) -> BackfillReport:
     """Backfill every document of ``corpus`` through ``workers`` Celery workers; everything
     (instance, store, logs) is written under ``out``, which must not exist or be empty."""
-    import dagster as dg
-
     from evidence_pipeline.corpus import scan
     from evidence_pipeline.orchestration.assets import ASSETS, documents
 
@@ -245,6 +244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"error: {args.corpus}: no such folder", file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print(f"error: --workers {args.workers}: at least one worker is needed", file=sys.stderr)
         return 2
     out = args.out or Path(tempfile.mkdtemp(prefix="celery-backfill-"))
     try:
