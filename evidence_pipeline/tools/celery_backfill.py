@@ -22,6 +22,7 @@ The Celery extra (``pip install 'evidence_pipeline[celery]'``) and ``redis-serve
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import subprocess
@@ -244,6 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"error: {args.corpus}: no such folder", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("dagster_celery") is None:
+        print("error: dagster-celery not installed; install the celery extra: pip install 'evidence_pipeline[celery]'", file=sys.stderr)
         return 2
     if args.workers < 1:
         print(f"error: --workers {args.workers}: at least one worker is needed", file=sys.stderr)
