@@ -96,6 +96,27 @@ def _wait_group_gone(proc: subprocess.Popen, timeout_s: float) -> bool:
     return True
 
 
+def _start_redis(binary: str, workdir: Path, log: Path) -> tuple[subprocess.Popen, int]:
+    """redis-server on a free port, answering PING; another port if one was taken meanwhile."""
+    for _ in range(3):
+        port = free_port()
+        with log.open("ab") as out:
+            proc = subprocess.Popen(
+                [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", str(workdir), "--daemonize", "no"],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and not _redis_answers(port):
+            if time.monotonic() > deadline:
+                stop_group(proc, grace_s=1)
+                raise ClusterError(f"redis-server did not answer on port {port} within 30 s (log: {log})")
+            time.sleep(0.05)
+        if proc.poll() is None:
+            return proc, port
+    raise ClusterError(f"redis-server exited at start three times (log: {log})")
+
+
 @contextmanager
 def redis_server(workdir: Path) -> Iterator[str]:
     """A Redis server on a free localhost port for the length of the block; yields its URL (db 0)."""
@@ -103,20 +124,8 @@ def redis_server(workdir: Path) -> Iterator[str]:
     if binary is None:
         raise ClusterError("redis-server not found on PATH (Debian: apt-get install redis-server)")
     workdir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = workdir / "redis.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(workdir), "--daemonize", "no"],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    proc, port = _start_redis(binary, workdir, workdir / "redis.log")
     try:
-        deadline = time.monotonic() + 30
-        while not _redis_answers(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise ClusterError(f"redis-server did not answer on port {port} (log: {log})")
-            time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         stop_group(proc, grace_s=5)
