@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -28,6 +28,15 @@ corpus: install
 demo: corpus
 	$(BIN)/evidence-pipeline ingest data/corpus
 	$(BIN)/evidence-pipeline search "$(SAMPLE_QUESTION)" --k 3
+
+# A backfill whose steps run on two Celery workers: a private Redis on localhost (Debian
+# redis-server), a fresh Dagster instance and store under $(CELERY_DEMO_OUT).
+CELERY_DEMO_DOCS ?= data/corpus
+CELERY_DEMO_OUT ?= data/celery-demo
+celery-demo: corpus
+	@command -v redis-server >/dev/null || { echo "redis-server not found: apt-get install redis-server"; exit 1; }
+	rm -rf $(CELERY_DEMO_OUT)
+	$(PY) -m evidence_pipeline.tools.celery_backfill $(CELERY_DEMO_DOCS) --workers 2 --out $(CELERY_DEMO_OUT)
 
 test: install
 	$(BIN)/pytest -q
@@ -101,4 +110,4 @@ bench-dagster: postgres
 	$(PY) -m evidence_pipeline.benchmark.dagster_scale --pg-url $(PG_URL) --out data/reports/dagster-scale $(BENCH_DAGSTER_ARGS)
 
 clean-data:
-	rm -rf data/corpus data/truth data/twins data/korean data/scanned data/store data/dagster_home_pg data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs
+	rm -rf data/corpus data/truth data/twins data/korean data/scanned data/store data/dagster_home_pg data/celery-demo data/dagster_home/storage data/dagster_home/history data/dagster_home/schedules data/dagster_home/logs

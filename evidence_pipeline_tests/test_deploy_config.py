@@ -85,17 +85,25 @@ def test_qdrant_server_run_config_validates_against_the_ingest_job(monkeypatch):
         dg.validate_run_config(job, {"resources": {"store": {"config": {"url": 6333}}}})
 
 
-def test_celery_run_config_validates_with_the_celery_executor(monkeypatch):
-    if not _has("dagster_celery"):
-        pytest.skip("dagster-celery not installed (pip install '.[scaleout]')")
+def test_celery_executor_and_workers_read_the_broker_from_the_environment(monkeypatch):
+    from dagster_celery.cli import get_validated_config
+
     from evidence_pipeline.orchestration.definitions import build_definitions
+    from evidence_pipeline.tools.celery_local import worker_config
 
     monkeypatch.setenv("EVIDENCE_EXECUTOR", "celery")
     monkeypatch.setenv("CELERY_BROKER_URL", "pyamqp://guest@rabbitmq//")
     monkeypatch.setenv("CELERY_RESULT_BACKEND", "rpc://")
     job = build_definitions().resolve_implicit_global_asset_job_def()
-    run_config = yaml.safe_load((DEPLOY / "run_config" / "celery.yaml").read_text())
-    assert dg.validate_run_config(job, run_config)["execution"]["celery"]["broker"] == "pyamqp://guest@rabbitmq//"
+    # No run config: runs that a sensor, a schedule or a backfill launches reach the broker too.
+    execution = dg.validate_run_config(job, {})["execution"]["celery"]
+    assert (execution["broker"], execution["backend"]) == ("pyamqp://guest@rabbitmq//", "rpc://")
+    # The workers' config file, as dagster-celery's CLI reads it; the local tool writes the same.
+    worker_file = DEPLOY / "run_config" / "celery.yaml"
+    checked = get_validated_config(str(worker_file))
+    assert (checked["broker"], checked["backend"]) == ("pyamqp://guest@rabbitmq//", "rpc://")
+    assert checked["config_source"] == {"task_acks_late": True, "worker_prefetch_multiplier": 1}
+    assert yaml.safe_load(worker_file.read_text()) == worker_config()
 
 
 def test_scaleout_extra_pins_the_integrations_to_this_dagster():

@@ -44,12 +44,19 @@ def default_resources() -> dict[str, dg.ConfigurableResource | dg.ConfigurableIO
 
 
 def executor() -> dg.ExecutorDefinition:
-    """EVIDENCE_EXECUTOR: ``in_process`` (default), ``multiprocess`` or ``celery`` (scaleout extra)."""
+    """EVIDENCE_EXECUTOR: ``in_process`` (default), ``multiprocess`` or ``celery`` (the celery extra;
+    CELERY_BROKER_URL and CELERY_RESULT_BACKEND name the broker and the result backend)."""
     name = os.environ.get("EVIDENCE_EXECUTOR", "in_process")
     if name == "celery":
         from dagster_celery import celery_executor
 
-        return celery_executor
+        # Broker and result backend come from the environment of the process that runs the
+        # job, so runs a sensor, a schedule or a backfill launches (no run config) reach the
+        # workers too. Workers read the same variables (deploy/run_config/celery.yaml).
+        return celery_executor.configured(
+            {"broker": {"env": "CELERY_BROKER_URL"}, "backend": {"env": "CELERY_RESULT_BACKEND"}},
+            name="celery",
+        )
     if name == "multiprocess":
         return dg.multiprocess_executor
     if name != "in_process":

@@ -1,7 +1,8 @@
-"""Tools beside the pipeline: the sample-corpus generator (``tools.samples``).
+"""Tools beside the pipeline: the sample-corpus generator (``tools.samples``) and a local
+Celery backfill (``tools.celery_backfill``, on ``tools.celery_local``).
 
 Nothing in the runtime core imports this package; its extra dependencies come with
-``pip install 'evidence_pipeline[tools]'``.
+``pip install 'evidence_pipeline[tools]'`` (the Celery tools: the ``celery`` extra).
 """
 
 from __future__ import annotations
