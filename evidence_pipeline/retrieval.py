@@ -153,8 +153,10 @@ def whole_table(store: Store, hit: StoredHit, query: str, max_tokens: int = WHOL
     texts = context_texts([to_hit(p) for p in pieces])
     sizes = [approx_tokens(t) for t in texts]
     if sum(sizes) > max_tokens:
-        terms = [t.lower() for t in query_terms(query)]
-        wanted = [p.payload["unit_id"] == payload["unit_id"] or any(t in p.payload.get("parent_text", "").lower() for t in terms) for p in pieces]
+        lowered = [p.payload.get("parent_text", "").lower() for p in pieces]
+        # a term every piece holds (the document's id in each head) picks no row
+        terms = [t for t in (t.lower() for t in query_terms(query)) if not all(t in text for text in lowered)]
+        wanted = [p.payload["unit_id"] == payload["unit_id"] or any(t in text for t in terms) for p, text in zip(pieces, lowered)]
         keep, used = [], 0
         for n in sorted(range(len(pieces)), key=lambda n: (pieces[n].payload["unit_id"] != payload["unit_id"], n)):
             if wanted[n] and (not keep or used + sizes[n] <= max_tokens):
