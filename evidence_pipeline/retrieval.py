@@ -13,6 +13,7 @@ a query that names no document gets the global list unchanged.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
@@ -23,6 +24,8 @@ from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.routing import RoutingIndex
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
+from evidence_pipeline.splitting import piece_number
+from evidence_pipeline.units import approx_tokens
 from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import RRF_K, Store, StoredHit
 
@@ -127,6 +130,53 @@ def routed_first(routed: Sequence[StoredHit], stored: Sequence[StoredHit], k: in
     return [*routed, *(h for h in stored if h.payload["parent_id"] not in seen)][:k]
 
 
+WHOLE_TABLE_TOKENS = 6000
+"""A split table comes back whole when all its pieces together fit this many word pieces
+(estimated, ``units.approx_tokens``); above it, the piece that matched plus the pieces that
+hold a term of the query (an identifier or a figure such as "FT-2070"), in order, to this size.
+The piece that matched alone is often not the one holding the asked row: its caption and
+header match as well as the row does, and every piece repeats them. The estimate runs below the
+model's count on tables (markup and figures): 3000 and 6000 gave the same figures on the SOP
+and near-twin sets (every split table there came back whole)."""
+
+_KEY_TERM = re.compile(r"[A-Za-z]*\d[\w.,/-]*|[A-Z][A-Za-z0-9]*[-_/][A-Za-z0-9-_/]+")
+
+
+def query_terms(query: str) -> list[str]:
+    """Terms of ``query`` that pick rows: identifiers and figures ("FT-2070", "2,184", "Q3")."""
+    return [t.strip(".,") for t in _KEY_TERM.findall(query) if len(t.strip(".,")) >= 2]
+
+
+def whole_table(store: Store, hit: StoredHit, query: str, max_tokens: int = WHOLE_TABLE_TOKENS) -> StoredHit:
+    """``hit`` with the text of its whole split table, or of the pieces that matter (see
+    ``WHOLE_TABLE_TOKENS``); a hit that is not a piece of a split table comes back as is."""
+    payload = hit.payload
+    if payload.get("unit_id") == payload.get("parent_id") or max_tokens <= 0:
+        return hit
+    pieces = sorted(store.parent(payload["parent_id"]), key=lambda p: piece_number(p.payload["unit_id"], p.payload["parent_id"]))
+    if len(pieces) < 2:
+        return hit
+    texts = context_texts([to_hit(p) for p in pieces])
+    sizes = [approx_tokens(t) for t in texts]
+    if sum(sizes) > max_tokens:
+        lowered = [p.payload.get("parent_text", "").lower() for p in pieces]
+        # a term every piece holds (the document's id in each head) picks no row
+        terms = [t for t in (t.lower() for t in query_terms(query)) if not all(t in text for text in lowered)]
+        wanted = [p.payload["unit_id"] == payload["unit_id"] or any(t in text for t in terms) for p, text in zip(pieces, lowered)]
+        keep, used = [], 0
+        for n in sorted(range(len(pieces)), key=lambda n: (pieces[n].payload["unit_id"] != payload["unit_id"], n)):
+            if wanted[n] and (not keep or used + sizes[n] <= max_tokens):
+                keep.append(n)
+                used += sizes[n]
+        if len(keep) < 2:
+            return hit
+        pieces = [pieces[n] for n in sorted(keep)]
+        texts = context_texts([to_hit(p) for p in pieces])
+    pages = sorted({page for p in pieces for page in p.payload.get("pages", [])})
+    merged = {**payload, "parent_text": "\n\n".join(texts), "pages": pages}
+    return hit.model_copy(update={"payload": merged})
+
+
 def search_store(
     store: Store,
     embedder: Embedder,
@@ -137,9 +187,11 @@ def search_store(
     dense_only: bool = False,
     routing: Routing = DEFAULT_ROUTING,
     dense: Sequence[float] | None = None,
+    whole_table_tokens: int = WHOLE_TABLE_TOKENS,
 ) -> list[SearchHit]:
     """``dense``: the query's embedding when the caller already has it (``search`` embeds
-    before it takes the store, so the store is held only for the query itself)."""
+    before it takes the store, so the store is held only for the query itself).
+    A hit on a piece of a split table carries the whole table (``whole_table``)."""
     dense = embedder.embed_query(query).tolist() if dense is None else list(dense)
     if dense_only:
         return [to_hit(s) for s in store.dense_search(dense, k, doc_ids=doc_ids)]
@@ -160,7 +212,7 @@ def search_store(
             stored = routed_first(routed, stored, k)
         else:
             stored = weighted_rrf([(routed, routing.weight), (stored, 1.0)], k)
-    return [to_hit(s) for s in stored]
+    return [to_hit(whole_table(store, s, query, whole_table_tokens)) for s in stored]
 
 
 def _shared_head(hit: SearchHit) -> str:

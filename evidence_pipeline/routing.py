@@ -26,6 +26,8 @@ ID_WEIGHT, ORG_WEIGHT, TITLE_WEIGHT, PERIOD_WEIGHT = 1.0, 0.55, 0.6, 0.35
 PERIOD_ALONE = 0.3
 """Weight of a period when nothing else in the query points at a document."""
 TWIN_PENALTY = 0.5
+ADJACENT = 0.2
+"""Period score of a span that ends or starts just beside the asked one (see ``_overlap_score``)."""
 TYPE_WEIGHT = 0.1
 """Added when the query names the document type ("10-Q", "protocol") of a document it points at."""
 TITLE_CAP_WORDS = 3
@@ -121,12 +123,14 @@ def _quarter_span(year: int, quarter: int) -> tuple[date, date]:
 
 
 def _overlap_score(a: tuple[date, date], b: tuple[date, date]) -> float:
-    """1 when the spans coincide, falling off with the days between them."""
+    """1 when the spans coincide, the shared share when they overlap; a span that misses the
+    asked one scores low (a quarter next to the asked one is another quarter: high enough to
+    rank above a year away, too low to be routed beside the one that matches)."""
     inter = (min(a[1], b[1]) - max(a[0], b[0])).days
     length = max((a[1] - a[0]).days, 1)
     if inter > 0:
         return min(1.0, inter / length)
-    return math.exp(-(-inter) / 45.0) * 0.5
+    return math.exp(-(-inter) / 45.0) * ADJACENT
 
 
 @dataclass(frozen=True)

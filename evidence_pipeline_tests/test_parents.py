@@ -49,3 +49,31 @@ def test_unknown_parent_is_none(split_store, tmp_path):
     settings, _ = split_store
     assert get_parent("SOP-8812-p9-9", settings) is None
     assert get_parent("anything", StoreSettings(path=str(tmp_path / "missing"))) is None
+
+
+def test_search_returns_the_whole_split_table(split_store):
+    """A hit on any piece carries every piece when they fit the whole-table budget."""
+    from evidence_pipeline.retrieval import search_store
+
+    settings, units = split_store
+    pieces = [u for u in units if u.kind == "table"]
+    with open_store(settings) as store:
+        [hit] = search_store(store, Embedder(), "maximum pressure of Stream 57", k=1)
+        single = search_store(store, Embedder(), "maximum pressure of Stream 57", k=1, whole_table_tokens=0)[0]
+    assert hit.parent_id == pieces[0].parent_id
+    assert all(f"<td>{r[0]}</td>" in hit.parent_text for p in pieces for r in p.rows)
+    assert hit.parent_text.count("Document: SOP-8812") == 1
+    assert single.parent_text in {p.text for p in pieces}  # budget 0: the matched piece alone
+
+
+def test_over_budget_the_pieces_holding_the_query_terms_come_back(split_store):
+    from evidence_pipeline.retrieval import search_store
+
+    settings, units = split_store
+    pieces = [u for u in units if u.kind == "table"]
+    holder = next(p for p in pieces if any(r[0] == "Stream 83" for r in p.rows))
+    with open_store(settings) as store:
+        [hit] = search_store(store, Embedder(), "What is the maximum flow rate of Stream 83?", k=1, whole_table_tokens=1200)
+    assert "<td>Stream 83</td>" in hit.parent_text
+    assert len(hit.parent_text) < sum(len(p.text) for p in pieces) / 3
+    assert set(holder.pages) <= set(hit.pages)

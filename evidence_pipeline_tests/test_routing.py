@@ -121,3 +121,13 @@ def test_question_set_and_speed(tenq_cards):
     per_query_ms = 1000 * (time.perf_counter() - start) / len(questions)
     assert per_query_ms < 10  # about 0.3 ms measured; loose for a shared machine
     assert resolve("Apple Q3 2022", tenq_cards)[0][0] == "2022 Q3 AAPL"
+
+
+def test_the_next_quarter_of_the_same_issuer_is_not_routed_beside_the_named_one(tenq_cards):
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    index = RoutingIndex(tenq_cards)
+    query = "What did Microsoft report as its net cash from operating activities in the Q3 2022 10-Q?"
+    resolved = dict(index.resolve(query))
+    assert resolved["2022 Q3 MSFT"] > resolved["2023 Q1 MSFT"] > 0  # the quarter after still ranks
+    assert routed_documents(query, index, DEFAULT_ROUTING) == ["2022 Q3 MSFT"]
