@@ -39,7 +39,7 @@ def test_backfill_on_two_celery_workers_indexes_what_an_in_process_ingest_indexe
     assert [r.status for r in report.runs] == ["SUCCESS"] * 3, "\n".join(report.lines())
     assert report.materialized == {asset.key.to_user_string(): keys for asset in ASSETS}
     # Every step of every run was a Celery task, and both workers took some.
-    plan_steps = {s.key for s in create_execution_plan(build_definitions().resolve_job_def("ingest_document")).steps}
+    plan_steps = {s.key for s in create_execution_plan(build_definitions().resolve_implicit_global_asset_job_def()).steps}
     for run in report.runs:
         executed = [step for steps in run.steps_by_worker.values() for step in steps]
         assert sorted(executed) == sorted(plan_steps), run.partition

@@ -4,7 +4,7 @@
 
 Starts a private Redis (``tools.celery_local``), Dagster Celery workers (two by default) and a Dagster
 instance in ``--out`` (a new folder; SQLite storage), registers every document of
-CORPUS_DIR as a partition, and backfills the ``ingest_document`` job over them with
+CORPUS_DIR as a partition, and backfills the asset job over them with
 ``dagster job backfill``: one run per document, launched at once. The code location is
 the project's own (``evidence_pipeline.orchestration.definitions`` with
 ``EVIDENCE_EXECUTOR=celery``): each run's process orchestrates, and every step
@@ -35,9 +35,10 @@ from typing import Sequence
 import yaml
 from pydantic import BaseModel
 
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
 from evidence_pipeline.tools.celery_local import celery_workers, redis_server, stop_group, wait_ready
 
-JOB = "ingest_document"
+JOB = ASSET_JOB_NAME  # the one asset job that UI backfills, sensors and `ingest` run
 CODE_LOCATION = "evidence_pipeline.orchestration.definitions"
 CELERY_WORKER_METADATA = "Celery worker"  # dagster_celery.tasks records the worker's hostname under it
 BACKFILL_TIMEOUT_S = 900.0
