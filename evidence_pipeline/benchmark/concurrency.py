@@ -28,6 +28,7 @@ from typing import Sequence
 
 from pydantic import BaseModel
 
+from evidence_pipeline.benchmark.inputs import documents
 from evidence_pipeline.benchmark.timing import load_1min, percentile
 
 MODULE = "evidence_pipeline.benchmark.concurrency"
@@ -241,17 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 
-    from evidence_pipeline.corpus import expand_paths
-
     with tempfile.TemporaryDirectory(prefix="concurrency-") as tmp:
         workdir = Path(tmp)
-        if args.paths:
-            paths = expand_paths(args.paths)
-        else:
-            from evidence_pipeline.samples import generate_corpus
-
-            paths = generate_corpus(workdir / "corpus")
-        paths = sorted(paths)[: args.limit]
+        paths = documents(args.paths, workdir)
+        paths = paths[: args.limit]
         report = measure(paths, workdir, args.interval, args.alone, args.query)
     print(report.model_dump_json(indent=2) if args.json else text(report))
     return 0 if not (report.failed_documents or report.failed_searches or report.same_store is False) else 1

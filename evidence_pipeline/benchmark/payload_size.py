@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from evidence_pipeline.benchmark.inputs import documents
 from evidence_pipeline.benchmark.timing import load_1min, timed
 from evidence_pipeline.store.base import Point
 
@@ -111,17 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from evidence_pipeline.corpus import expand_paths
-
     with tempfile.TemporaryDirectory(prefix="payload-size-") as tmp:
         work = Path(tmp)
-        if args.paths:
-            paths = expand_paths(args.paths)
-        else:
-            from evidence_pipeline.tools.samples.corpus import generate_corpus
-
-            paths = generate_corpus(work / "corpus")
-        result = measure(points_of(sorted(paths)), work, args.rounds)
+        paths = documents(args.paths, work)
+        result = measure(points_of(paths), work, args.rounds)
     print(json.dumps(result, indent=2) if args.json else text(result))
     return 0
 

@@ -11,10 +11,9 @@ English set's do: answers are printed on the page the truth records.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from evidence_pipeline.evaluation.questions import load_questions
+from evidence_pipeline.evaluation.questions import summary_line
 from evidence_pipeline.tools.samples.corpus import generate_corpus, write_questions
 from evidence_pipeline.tools.samples.docs_korean import korean_specs
 from evidence_pipeline.tools.samples.truth import load_truth
@@ -35,11 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
     pdfs, path = generate(args.out_dir)
-    questions = load_questions(path)  # loading validates the format
-    by_kind: dict[str, int] = {}
-    for q in questions:
-        by_kind[q.kind_or_default] = by_kind.get(q.kind_or_default, 0) + 1
-    print(f"wrote {len(pdfs)} documents to {args.out_dir / 'corpus'} and {len(questions)} questions to {path} {json.dumps(by_kind, ensure_ascii=False)}")
+    print(summary_line(len(pdfs), args.out_dir / 'corpus', path))
     return 0
 
 

@@ -82,3 +82,12 @@ def write_questions(questions: list[Question], path: str | Path) -> Path:
     lines = [json.dumps(q.model_dump(exclude_none=True), ensure_ascii=False) for q in questions]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def summary_line(n_docs: int, corpus_dir: Path, path: Path) -> str:
+    """What a question generator wrote, validated by loading it back: documents, questions by kind."""
+    by_kind: dict[str, int] = {}
+    for q in load_questions(path):  # loading validates the format
+        by_kind[q.kind_or_default] = by_kind.get(q.kind_or_default, 0) + 1
+    total = sum(by_kind.values())
+    return f"wrote {n_docs} documents to {corpus_dir} and {total} questions to {path} {json.dumps(by_kind, ensure_ascii=False)}"

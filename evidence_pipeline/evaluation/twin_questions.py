@@ -18,10 +18,9 @@ corpus's ``exact_id`` kind becomes ``table_cell`` or ``prose`` by where its answ
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from evidence_pipeline.evaluation.questions import Question, load_questions, write_questions
+from evidence_pipeline.evaluation.questions import Question, summary_line, write_questions
 from evidence_pipeline.tools.samples.twins import DEFAULT_VARIANTS, Twin, write_twins
 
 QUESTIONS_FILE = "questions.jsonl"
@@ -94,11 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     twins, path = generate(args.out_dir, args.variants, args.seed)
-    questions = load_questions(path)  # loading validates the format
-    by_kind: dict[str, int] = {}
-    for q in questions:
-        by_kind[q.kind_or_default] = by_kind.get(q.kind_or_default, 0) + 1
-    print(f"wrote {len(twins)} documents to {args.out_dir / 'corpus'} and {len(questions)} questions to {path} {json.dumps(by_kind)}")
+    print(summary_line(len(twins), args.out_dir / 'corpus', path))
     return 0
 
 
