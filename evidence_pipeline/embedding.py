@@ -92,11 +92,17 @@ class TokenCounter:
         enc = self._tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in enc]
 
+    def pieces(self, text: str) -> list[str]:
+        """The word pieces of ``text`` ("##" marks a continuation), without special tokens."""
+        if self._fast is not None:
+            return self._fast.encode(text, add_special_tokens=False).tokens
+        return self._tokenizer.tokenize(text)
+
     def reads(self, text: str) -> bool:
         """Whether the model's vocabulary has words for ``text`` or only spells it out letter by
         letter (Korean for the English MiniLM): a vector of the spelling ranks noise."""
         letters = sum(ch.isalpha() for ch in text)
-        pieces = sum(1 for piece in self._tokenizer.tokenize(text) if any(ch.isalpha() for ch in piece))
+        pieces = sum(1 for piece in self.pieces(text) if any(ch.isalpha() for ch in piece))
         return letters >= MIN_LETTERS_PER_PIECE * pieces
 
     def head(self, text: str, n_tokens: int) -> tuple[str, str]:
