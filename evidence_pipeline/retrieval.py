@@ -192,16 +192,19 @@ def search_store(
     """``dense``: the query's embedding when the caller already has it (``search`` embeds
     before it takes the store, so the store is held only for the query itself).
     A hit on a piece of a split table carries the whole table (``whole_table``)."""
-    dense = embedder.embed_query(query).tolist() if dense is None else list(dense)
+    # A query the dense model only spells out (Korean asked of the English MiniLM): its vector
+    # ranks noise and fusing it drags the BM25 ranking down, so BM25 answers alone and the
+    # query is not embedded at all.
+    hybrid = embedder.reads(query)
+    if dense is None and (hybrid or dense_only):
+        dense = embedder.embed_query(query).tolist()
     if dense_only:
-        return [to_hit(s) for s in store.dense_search(dense, k, doc_ids=doc_ids)]
+        return [to_hit(s) for s in store.dense_search(list(dense), k, doc_ids=doc_ids)]
     sparse = SparseEncoder().encode_query(query)
 
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
-        if embedder.reads(query):
-            return store.hybrid_search(dense, sparse, k, doc_ids=ids)
-        # A query the dense model only spells out (Korean asked of the English MiniLM): its
-        # vector ranks noise and fusing it drags the BM25 ranking down; BM25 answers alone.
+        if hybrid:
+            return store.hybrid_search(list(dense), sparse, k, doc_ids=ids)
         return store.sparse_search(sparse, k, doc_ids=ids)
 
     stored = ranked(doc_ids)
@@ -303,7 +306,7 @@ def search(
     embedder = Embedder(settings)
     limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
     # Embed first: the embedded store admits one process at a time, so it is held only for the query.
-    dense = embedder.embed_query(query).tolist()
+    dense = embedder.embed_query(query).tolist() if embedder.reads(query) else None
     with reading_store(store_settings or StoreSettings.from_env()) as store:
         hits = search_store(store, embedder, query, limit, doc_ids=doc_ids, dense=dense)
     if token_budget is not None:

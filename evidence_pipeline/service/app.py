@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import sys
 import threading
 from contextlib import asynccontextmanager, contextmanager, nullcontext
 from importlib import resources
@@ -150,15 +151,17 @@ def create_app(
     return app
 
 
-def query_threads(n: int) -> int:
-    """Set torch's intra-op threads for this process; returns the previous number.
+def query_threads(n: int | None) -> int | None:
+    """Set torch's intra-op threads for this process; returns the previous number (None, and
+    nothing set, when torch is not loaded or ``n`` is None).
 
     One query is a few dozen word pieces: a second thread saves little on an idle machine,
     and on a busy one the threads wait on each other (measured on 2 shared cores at load 18:
     47 ms per query embedding with 1 thread, 975 ms with 2). The service runs with 1.
     """
-    import torch
-
+    torch = sys.modules.get("torch")
+    if torch is None or n is None:  # the ONNX backend: no torch to tune, and importing it costs seconds
+        return None
     previous = torch.get_num_threads()
     torch.set_num_threads(n)
     return previous
@@ -167,5 +170,6 @@ def query_threads(n: int) -> int:
 def serve(host: str = "127.0.0.1", port: int = 8000, threads: int = 1) -> None:
     import uvicorn
 
+    app = create_app()  # loads the embedder: torch is imported by then when it is the backend
     query_threads(threads)
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
