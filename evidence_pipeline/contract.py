@@ -82,7 +82,11 @@ def collection_contract(dim: int | None = None) -> CollectionContract:
         sparse_modifier="IDF",
         sparse_query="bm25_query.query_vector(text): value 1.0 per distinct token index, indices sorted",
         tokenizer_version=TOKENIZER_VERSION,
-        point_id="uuid5(point_namespace, doc_id + '\\x1f' + child_id)",
+        point_id=(
+            "bytes 0-7: blake2b(doc_id + '\\x1f' + parent_id, digest_size=8); bytes 8-15: bytes 8-15 of "
+            "uuid5(point_namespace, doc_id + '\\x1f' + child_id); version 5 and RFC 4122 variant bits set "
+            "(the first 18 characters name the parent)"
+        ),
         point_namespace=str(POINT_NAMESPACE),
         group_by="parent_id",
         rrf_k=RRF_K,

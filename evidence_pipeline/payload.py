@@ -73,7 +73,7 @@ class PointPayload(DocumentStamp):
 
     parent_id: str = Field(description="the parent (table or section chunk) the child belongs to; search groups by it")
     unit_id: str = Field(description="the evidence unit; a split table's pieces share a parent_id, not a unit_id")
-    child_id: str = Field(description="the child, unique within the document; the point id derives from it")
+    child_id: str = Field(description="the child, unique within the document; the point id derives from it, the document and the parent")
     parent_text: str = Field(description="what the language model reads: the unit's whole text")
     pages: list[int] = Field(description="1-based pages of the unit")
     section_path: list[str] = Field(description="section headers above the unit, outermost first")

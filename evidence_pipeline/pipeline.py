@@ -30,8 +30,9 @@ from evidence_pipeline.units import UnitOptions, build_units
 if TYPE_CHECKING:
     from evidence_pipeline.parser import Parser
 
-# Bump when a change to parsing, units or children changes what gets indexed.
-PIPELINE_VERSION = "4"
+# Bump when a change to parsing, units, children or point ids changes what gets indexed
+# (5: point ids begin with their parent's key, `store.base.point_id`).
+PIPELINE_VERSION = "5"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -107,7 +108,7 @@ def document_points(
     by_id = {u.unit_id: u for u in units}
     return [
         Point(
-            id=point_id(child.doc_id, child.child_id),
+            id=point_id(child.doc_id, child.child_id, child.parent_id),
             dense=vec.tolist(),
             sparse=sp,
             payload=PointPayload.for_child(stamp, by_id[child.unit_id], child).model_dump(),

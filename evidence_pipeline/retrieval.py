@@ -207,14 +207,16 @@ def search_store(
             return store.hybrid_search(list(dense), sparse, k, doc_ids=ids)
         return store.sparse_search(sparse, k, doc_ids=ids)
 
-    stored = ranked(doc_ids)
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):
         routed = ranked(routed_docs)
         if routing.mode == "first":
-            stored = routed_first(routed, stored, k)
+            # the global list only fills what the routed documents leave: not asked when they fill k
+            stored = routed[:k] if len(routed) >= k else routed_first(routed, ranked(doc_ids), k)
         else:
-            stored = weighted_rrf([(routed, routing.weight), (stored, 1.0)], k)
+            stored = weighted_rrf([(routed, routing.weight), (ranked(doc_ids), 1.0)], k)
+    else:
+        stored = ranked(doc_ids)
     return [to_hit(whole_table(store, s, query, whole_table_tokens)) for s in stored]
 
 

@@ -81,6 +81,11 @@ class StoreSettings(BaseModel):
     # Searches keep the embedded store open between calls and hand it over when another
     # process queues for it (store/reader.py); False: open and close it for every search.
     keep_open: bool = True
+    # Embedded store only: once this many points' dense vectors are not in an HNSW graph, an
+    # ingest builds one (``Store.index_if_due``); until then dense search is exact brute force.
+    # 0: never. Searches of an indexed store look at ``hnsw_ef`` candidates per graph.
+    index_threshold: int = Field(20_000, ge=0)
+    hnsw_ef: int = Field(256, ge=1)
 
     @property
     def location(self) -> str:
@@ -104,6 +109,8 @@ class StoreSettings(BaseModel):
             lock_timeout_s=_env_number("EVIDENCE_STORE_LOCK_TIMEOUT_S", 60.0, float, minimum=0),
             upsert_batch=_env_number("EVIDENCE_STORE_UPSERT_BATCH", 1024, int, minimum=1),
             keep_open=_env_flag("EVIDENCE_STORE_KEEP_OPEN", True),
+            index_threshold=_env_number("EVIDENCE_STORE_INDEX_THRESHOLD", 20_000, int, minimum=0),
+            hnsw_ef=_env_number("EVIDENCE_STORE_HNSW_EF", 256, int, minimum=1),
         )
 
 

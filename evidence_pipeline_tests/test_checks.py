@@ -84,7 +84,7 @@ def test_every_check_passes_in_the_ingest_run_once_per_document(batched_env):
 def test_store_checks_fail_on_a_damaged_document(batched_env):
     # A point with no BM25 vector and no parent text, not produced by any child: all three store checks fail.
     stray = Point(
-        id=point_id("limits", "stray"),
+        id=point_id("limits", "stray", ""),
         dense=[0.1] * 384,
         sparse=SparseVector(indices=[], values=[]),
         payload={"doc_id": "limits", "parent_id": "", "parent_text": ""},

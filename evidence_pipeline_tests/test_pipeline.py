@@ -48,7 +48,7 @@ def test_document_points_one_per_child_in_order(doc):
     sparse = pipeline.sparse_vectors(children)
     points = pipeline.document_points(doc, units, children, dense, sparse, "v7")
 
-    assert [p.id for p in points] == [point_id("mixing", c.child_id) for c in children]
+    assert [p.id for p in points] == [point_id("mixing", c.child_id, c.parent_id) for c in children]
     assert [p.dense for p in points] == dense.tolist()
     assert [p.sparse for p in points] == sparse
     by_unit = {u.unit_id: u for u in units}

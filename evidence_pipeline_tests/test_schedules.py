@@ -57,7 +57,7 @@ def record_indexed(instance, store, key, content_hash, version):
         )
     )
     point = Point(
-        id=point_id(key, "c0"),
+        id=point_id(key, "c0", "p"),
         dense=[1.0, 0.0, 0.0],
         sparse=SparseVector(indices=[1], values=[1.0]),
         payload={"doc_id": key, "parent_id": "p", "parent_text": "t", "content_hash": content_hash},

@@ -125,7 +125,7 @@ def test_cursor_reset_requests_only_what_the_instance_has_not_seen(folder):
 def _store_points(store: StoreSettings, doc_id: str, n: int = 3) -> None:
     points = [
         Point(
-            id=point_id(doc_id, f"c{i}"),
+            id=point_id(doc_id, f"c{i}", f"{doc_id}-p"),
             dense=[1.0, float(i), 0.5],
             sparse=SparseVector(indices=[i + 1], values=[1.0]),
             payload={"doc_id": doc_id, "parent_id": f"{doc_id}-p", "parent_text": "text"},

@@ -46,7 +46,7 @@ def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
             child_id = f"{parent_id}/c{i}"
             points.append(
                 Point(
-                    id=point_id(doc_id, child_id),
+                    id=point_id(doc_id, child_id, parent_id),
                     dense=dense(text) if dense else _random_dense(rng),
                     sparse=ENC.encode_document(text),
                     payload=PointPayload(
@@ -171,7 +171,7 @@ def test_hybrid_search_returns_k_distinct_parents_with_their_best_child(backend)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert hits[0].payload["parent_id"] == "d/p0"
     assert hits[0].payload["text"] == "gamma irradiation dose 25 kGy"
-    assert hits[0].id == point_id("d", "d/p0/c1")
+    assert hits[0].id == point_id("d", "d/p0/c1", "d/p0")
     # the whole payload comes back as written
     assert hits[0].payload["pages"] == [1, 2] and hits[0].payload["caption"] is None
 

@@ -16,7 +16,7 @@ def _tied_points(doc_id: str) -> list[Point]:
     """Twenty children with two dense and two sparse vectors between them: scores tie in groups."""
     return [
         Point(
-            id=point_id(doc_id, f"c{i}"),
+            id=point_id(doc_id, f"c{i}", f"{doc_id}-p{i}"),
             dense=[1.0, 0.0, 0.0, 0.0] if i % 2 else [0.0, 1.0, 0.0, 0.0],
             sparse=QUERY_SPARSE if i % 3 else SparseVector(indices=[2], values=[1.0]),
             payload={"parent_id": f"{doc_id}-p{i}", "doc_id": doc_id},

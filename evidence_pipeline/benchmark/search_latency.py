@@ -150,18 +150,66 @@ def service_during_ingest(
     }
 
 
-def synthetic_store(n_children: int, real_texts: Sequence[str], dim: int, path: Path) -> StoreSettings:
-    """``n_children`` synthetic children (``benchmark.synthetic``) in a new Edge store at ``path``."""
+def synthetic_store(
+    n_children: int, real_texts: Sequence[str], dim: int, path: Path, vectors: "np.ndarray | None" = None
+) -> StoreSettings:
+    """``n_children`` synthetic children (``benchmark.synthetic``; ``vectors``: real embeddings
+    to mix) in a new Edge store at ``path``, not indexed (``index_threshold`` 0)."""
     from evidence_pipeline.benchmark.synthetic import TextSampler, synthetic_documents
     from evidence_pipeline.store.edge import EdgeStore
 
     shutil.rmtree(path, ignore_errors=True)
-    settings = StoreSettings(path=str(path))
+    settings = StoreSettings(path=str(path), index_threshold=0)
     with EdgeStore(settings) as st:
         st.ensure_collection(dim)
-        for doc_id, points in synthetic_documents(n_children, TextSampler(real_texts, seed=7), dim=dim):
+        for doc_id, points in synthetic_documents(n_children, TextSampler(real_texts, seed=7), dim=dim, vectors=vectors):
             st.replace_document(doc_id, points)
     return settings
+
+
+def store_vectors(settings: StoreSettings) -> "np.ndarray":
+    """Every dense vector in the store at ``settings`` (the real embeddings synthetic ones mix)."""
+    import numpy as np
+
+    from evidence_pipeline.store import open_store
+
+    with open_store(settings) as st:
+        return np.array([p.dense for d in st.documents() for p in st.iter_points(d.doc_id)], dtype=np.float32)
+
+
+def top_parents(settings: StoreSettings, embedder: Embedder, queries: Sequence[str], k: int = 5) -> list[list[str]]:
+    from evidence_pipeline.retrieval import search_store
+    from evidence_pipeline.store import open_store
+
+    with open_store(settings) as st:
+        return [[h.parent_id for h in search_store(st, embedder, q, k)] for q in queries]
+
+
+def indexed_vs_exact(settings: StoreSettings, embedder: Embedder, queries: Sequence[str], n_queries: int) -> dict:
+    """``search()`` on the store as it is (every dense vector scanned: exact), then after
+    building its HNSW graph (``EdgeStore.optimize``, what an ingest does past
+    ``StoreSettings.index_threshold``): latency of both, the build time, and how often the
+    indexed search returns what the exact one did (same first parent; share of the top 5)."""
+    from evidence_pipeline.store.edge import EdgeStore
+
+    exact_top = top_parents(settings, embedder, queries)
+    exact = public_search(settings, embedder, queries, n_queries)
+    with EdgeStore(settings) as st:
+        start = time.perf_counter()
+        st.optimize()
+        build_s = time.perf_counter() - start
+    indexed_top = top_parents(settings, embedder, queries)
+    indexed = public_search(settings, embedder, queries, n_queries)
+    pairs = list(zip(exact_top, indexed_top))
+    return {
+        "exact": exact,
+        "indexed": indexed,
+        "index_build_s": round(build_s, 1),
+        "hnsw_ef": settings.hnsw_ef,
+        "same_first": sum(a[:1] == b[:1] for a, b in pairs) / len(pairs),
+        "top5_overlap": sum(len(set(a) & set(b)) for a, b in pairs) / max(1, sum(len(a) for a, _ in pairs)),
+        "ratio_p50": exact["kept"]["total"]["p50_ms"] / indexed["kept"]["total"]["p50_ms"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         parser_ = DoclingParser()
         docs = [parser_.parse(p) for p in corpus]
         log(f"search(): sample store, {len(docs)} documents")
-        store = sample_store(docs, embedder, counter, work / "sample")
+        store = sample = sample_store(docs, embedder, counter, work / "sample")
         result["sample"] = public_search(store, embedder, queries, args.queries)
         if not args.no_ingest:
             half = len(docs) // 2
@@ -200,8 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.children:
             texts = [c.text for d in docs for c in pipeline.children_of(pipeline.document_units(d, pipeline.PipelineOptions(), counter), counter)]
             log(f"search(): synthetic store, {args.children} children")
-            store = synthetic_store(args.children, texts, embedder.dim, work / "synthetic")
-            result[f"synthetic_{args.children}"] = public_search(store, embedder, queries, args.queries)
+            real = store_vectors(sample)
+            store = synthetic_store(args.children, texts, embedder.dim, work / "synthetic", vectors=real)
+            result[f"synthetic_{args.children}"] = indexed_vs_exact(store, embedder, queries, args.queries)
     result["torch_threads"] = args.threads
     print(json.dumps(result, indent=2))
     return 0

@@ -132,7 +132,7 @@ def flat_points(chunks: Sequence[FlatChunk], embedder: Embedder, doc: ParsedDoc)
     stamp = DocumentStamp.of(doc, BASELINE_VERSION)
     return [
         Point(
-            id=point_id(c.doc_id, c.chunk_id),
+            id=point_id(c.doc_id, c.chunk_id, c.chunk_id),
             dense=vec.tolist(),
             sparse=encoder.encode_document(c.text),
             payload=PointPayload(

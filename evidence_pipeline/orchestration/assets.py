@@ -269,6 +269,10 @@ def qdrant_points(
                 "pipeline_version": version,
             }
             context.add_asset_metadata(metadata, partition_key=key)
+        # A large embedded store gets its search index once enough points lack one (Edge has
+        # no background optimizer); the write lock is still held, so searches wait meanwhile.
+        if s.index_if_due():
+            context.log.info(f"built the store's dense search index ({s.count()} points)")
 
 
 ASSETS = [raw_pdfs, parsed_docs, evidence_units, split_units, child_embeddings, bm25_index, qdrant_points]

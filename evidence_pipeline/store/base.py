@@ -8,6 +8,7 @@ Qdrant supplies IDF from the collection). The payload is a
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
@@ -33,9 +34,29 @@ SCORE_NOTE = (
 )
 
 
-def point_id(doc_id: str, child_id: str) -> str:
-    """Deterministic point id: the same document and child always map to the same id."""
-    return str(uuid.uuid5(POINT_NAMESPACE, f"{doc_id}\x1f{child_id}"))
+def point_id(doc_id: str, child_id: str, parent_id: str) -> str:
+    """Deterministic point id: the same document, parent and child always map to the same id.
+
+    The id's first half is a hash of the document and parent (``parent_key``), so a search
+    groups its candidates by parent from their ids alone: reading each candidate's payload
+    for its ``parent_id`` was most of an embedded search at 100k children (a payload holds
+    the parent's text: ~10 ms of a 12 ms query). The second half is a hash of the child.
+    Formatted as a name-based (version 5) UUID."""
+    parent = hashlib.blake2b(f"{doc_id}\x1f{parent_id}".encode(), digest_size=8).digest()
+    child = uuid.uuid5(POINT_NAMESPACE, f"{doc_id}\x1f{child_id}").bytes[8:]
+    raw = bytearray(parent + child)
+    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    return str(uuid.UUID(bytes=bytes(raw)))
+
+
+PARENT_KEY_CHARS = 18
+"""``point_id(...)[:PARENT_KEY_CHARS]`` (its first 8 bytes) is the same for every child of one parent."""
+
+
+def parent_key(point: str) -> str:
+    """The part of a point id that names its parent (see ``point_id``)."""
+    return point[:PARENT_KEY_CHARS]
 
 
 class SparseVector(BaseModel):
@@ -229,6 +250,10 @@ class Store(Protocol):
     def revision(self) -> object | None:
         """A value that changes whenever the store's contents may have changed, for caches
         derived from them; None when the store cannot tell (a server others write to)."""
+
+    def index_if_due(self) -> bool:
+        """Build the dense vectors' search index when enough points lack one (blocking);
+        True when it built one. A server indexes in the background: False."""
 
     def close(self) -> None: ...
 

@@ -15,13 +15,20 @@ from pathlib import Path
 from evidence_pipeline.errors import StoreError
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
-from evidence_pipeline.store.base import Store
+from evidence_pipeline.store.base import Point, Store, point_id
 
 
 @dataclass
 class CopyResult:
     documents: int
     points: int
+
+
+def _id_of(point: Point) -> str:
+    payload = point.payload
+    if not all(isinstance(payload.get(k), str) for k in ("doc_id", "child_id", "parent_id")):
+        return point.id
+    return point_id(payload["doc_id"], payload["child_id"], payload["parent_id"])
 
 
 def copy_store(source: Store, target: Store) -> CopyResult:
@@ -31,6 +38,9 @@ def copy_store(source: Store, target: Store) -> CopyResult:
         if not batch:
             continue
         target.ensure_collection(len(batch[0].dense))
+        # ids made again from the payload: a store made before ids carried their parent
+        # (``base.point_id``) copies into one that groups by them
+        batch = [p.model_copy(update={"id": _id_of(p)}) for p in batch]
         target.replace_document(doc_id, batch)
         documents += 1
         points += len(batch)

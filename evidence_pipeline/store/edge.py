@@ -13,9 +13,14 @@ module works around:
   while it is used (``open_store``) and close it, so that the others get their turn
   (searches keep one read-only open per process that lets go when anyone queues:
   ``store/reader.py``);
-- no background optimizer: points stay in appendable plain segments where search is
-  exact brute force (milliseconds at 100k points). ``optimize()`` builds HNSW and
-  vacuums deleted points; after it, dense search is approximate.
+- no background optimizer: points stay in appendable plain segments where dense search
+  is exact brute force (~20 ms of a search at 100k children). ``optimize()`` builds HNSW
+  and vacuums deleted points; the ingest calls it through ``index_if_due`` once
+  ``settings.index_threshold`` points lack a graph, and searches walk ``settings.hnsw_ef``
+  candidates (at 100k: the first parent the same as exact search for 98% of questions);
+- no group-by either, and a payload read per candidate was most of a search: in a store
+  made by this version every point id begins with its parent's key (``base.point_id``),
+  so candidates are grouped by id and only the winners' payloads are read.
 
 Crash safety (kill -9 at any moment): every ``update`` is appended to Edge's WAL before
 it returns, and loading a shard replays the WAL, so a killed writer leaves the shard
@@ -55,13 +60,18 @@ from evidence_pipeline.store.base import (
     agreed_version,
     documents_of,
     hashes_of,
+    parent_key,
     point_from_record,
+    point_id,
     unit_representatives,
     vector_stats_of,
 )
 
 # Edge writes its own config next to the segments; its presence means "a shard lives here".
 _EDGE_CONFIG = "edge_config.json"
+# Written with a new shard: its point ids carry their parent (``base.point_id``), so search
+# groups candidates by id. A store made before has none and groups by payload, as it did.
+_PARENT_KEYED = "parent_keyed_ids"
 _DELETE_BATCH = 4096
 # Points fetched beyond a prefetch depth so that ties at the cut are ordered by id (see _ranked).
 _TIE_MARGIN = 16
@@ -87,6 +97,7 @@ class EdgeStore:
         self._written = False  # any update since opening: close() flushes only then
         self._revision = 0  # counts loads and updates: see ``revision``
         self._lock = StoreLock(self.path)
+        self._parent_keyed = False
         if (self.path / _EDGE_CONFIG).exists():
             self._open()
 
@@ -100,6 +111,7 @@ class EdgeStore:
                 self._shard = self._load()
             elif config is not None:
                 self._shard = self._create(config)
+            self._parent_keyed = (self.path / _PARENT_KEYED).exists()
             self._revision += 1
         except BaseException:
             self._lock.release()
@@ -135,6 +147,7 @@ class EdgeStore:
             shutil.rmtree(side, ignore_errors=True)
             side.mkdir(parents=True)
             qe.EdgeShard.create(str(side), config).close()
+            (side / _PARENT_KEYED).write_text("point ids begin with their parent's key (evidence_pipeline.store.base.point_id)\n")
             if self.path.is_dir():
                 self.path.rmdir()  # empty: checked above
             os.replace(side, self.path)
@@ -194,7 +207,29 @@ class EdgeStore:
 
     def optimize(self) -> bool:
         """Build HNSW / vacuum deletions (blocking). Search is approximate afterwards."""
+        self._written = True
         return bool(self._shard.optimize()) if self._shard is not None else False
+
+    def unindexed(self) -> int:
+        """Points whose dense vector is in no HNSW graph (searched by brute force). Edge counts
+        every sparse vector as indexed, so the dense vectors in a graph are the rest."""
+        if self._shard is None:
+            return 0
+        info = self._shard.info()
+        return max(0, 2 * info.points_count - info.indexed_vectors_count)
+
+    def index_if_due(self) -> bool:
+        """``optimize`` once ``settings.index_threshold`` points are unindexed (0: never).
+
+        Edge has no background optimizer: every upsert lands in a plain segment that dense
+        search scans whole. Measured on 100,000 real children (`python -m
+        evidence_pipeline.benchmark.search_latency --children 100000`): the scan is most of a
+        search; the graph takes ~30 s to build once and is then extended by later ingests only
+        past the threshold again (the points since stay exact-searched meanwhile)."""
+        threshold = self.settings.index_threshold
+        if threshold <= 0 or self.unindexed() < threshold:
+            return False
+        return self.optimize()
 
     def _update(self, operation: Any) -> None:
         self._written = True
@@ -233,6 +268,13 @@ class EdgeStore:
                 raise ValueError(f"point {p.id} has doc_id {p.payload.get('doc_id')!r}, not {doc_id!r}")
         if self._shard is None and points:
             self.ensure_collection(len(points[0].dense))
+        if self._parent_keyed:
+            for p in points:
+                if parent_key(p.id) != parent_key(point_id(doc_id, "", str(p.payload.get("parent_id")))):
+                    raise ValueError(
+                        f"point {p.id} of {doc_id!r} does not begin with its parent's key: "
+                        "make ids with evidence_pipeline.store.base.point_id(doc_id, child_id, parent_id)"
+                    )
         if self._shard is None:
             return ReplaceResult(upserted=0, deleted=0)
         shard = self._shard
@@ -398,18 +440,27 @@ class EdgeStore:
         return [StoredHit(id=i, score=0.0, payload=_given_payload(records[i].payload)) for i in ids if i in records]
 
     def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, str, str]]:
-        """(score, point id, parent id) of one query's best ``depth`` points, in score order and
+        """(score, point id, parent key) of one query's best ``depth`` points, in score order and
         equal scores by point id. A few more are fetched than kept, so that points tied at the
-        cut are ordered by id too rather than by whatever order Edge returned them in."""
+        cut are ordered by id too rather than by whatever order Edge returned them in. The
+        parent key is read off the id (``base.parent_key``) without touching the payloads,
+        or, in a store made before ids carried it, is the payload's ``parent_id``."""
+        keyed = self._parent_keyed
         found = self._shard.query(
             qe.QueryRequest(
                 limit=depth + _TIE_MARGIN,
                 query=query,
                 filter=flt,
-                with_payload=qe.PayloadSelector.Include(["parent_id"]),
+                with_payload=False if keyed else qe.PayloadSelector.Include(["parent_id"]),
+                # an indexed segment's graph is walked with at least as many candidates as kept
+                params=qe.SearchParams(hnsw_ef=max(self.settings.hnsw_ef, depth + _TIE_MARGIN)),
             )
         )
-        ranked = sorted(((float(sp.score), str(sp.id), (sp.payload or {}).get("parent_id", str(sp.id))) for sp in found), key=lambda c: (-c[0], c[1]))
+        if keyed:
+            triples = ((float(sp.score), str(sp.id), parent_key(str(sp.id))) for sp in found)
+        else:
+            triples = ((float(sp.score), str(sp.id), (sp.payload or {}).get("parent_id", str(sp.id))) for sp in found)
+        ranked = sorted(triples, key=lambda c: (-c[0], c[1]))
         return ranked[:depth]
 
     def _grouped(self, candidates, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
@@ -436,13 +487,18 @@ class EdgeStore:
             if depth >= total:
                 break
             depth *= _DEEPEN_FACTOR
-        winners = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
-        records = {str(r.id): r for r in self._shard.retrieve([pid for _, (_, pid) in winners], with_payload=True, with_vector=False)}
-        return [
+        ranked = sorted(best.values(), key=lambda c: -c[0])
+        # Parents tied with the k-th are fetched too: equal scores rank by parent id, which
+        # a store whose candidates carry only a parent key (see ``_ranked``) reads here.
+        cut = ranked[k - 1][0] if len(ranked) >= k else None
+        chosen = [c for n, c in enumerate(ranked) if n < k or c[0] == cut]
+        records = {str(r.id): r for r in self._shard.retrieve([pid for _, pid in chosen], with_payload=True, with_vector=False)}
+        hits = [
             StoredHit(id=pid, score=score, payload=_given_payload(records[pid].payload))
-            for _, (score, pid) in winners
+            for score, pid in chosen
             if pid in records
         ]
+        return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
 def _doc_filter(doc_ids: Sequence[str]) -> qe.Filter:

@@ -125,6 +125,10 @@ class ServerStore:
         """Always None: other clients of the server may change it at any time."""
         return None
 
+    def index_if_due(self) -> bool:
+        """A server builds its HNSW graphs in the background (its optimizer): nothing to do."""
+        return False
+
     def close(self) -> None:
         if self._owns_client:
             self.client.close()
