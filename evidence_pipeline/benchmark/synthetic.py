@@ -1,9 +1,8 @@
 """Synthetic children for store benchmarks: the store's cost depends on counts and sizes,
 not on meaning, so random unit vectors stand in for embeddings, or, given real embeddings,
 mixes of two of them with a little noise (``vectors``): an HNSW graph is only worth
-measuring on vectors clustered like embeddings (on uniform random ones its recall at
-100k children was 0.12 and it took 246 s to build, against ~0.98 and 27 s on real
-children: uniform high-dimensional points are its known worst case). Texts are drawn from
+measuring on vectors clustered like embeddings (uniform high-dimensional points are its
+known worst case: its recall and build time there say nothing of a real store). Texts are drawn from
 the words of real children (by their frequency there), so BM25 vectors have realistic
 lengths and a realistic spread of common and rare terms."""
 

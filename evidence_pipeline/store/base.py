@@ -38,16 +38,19 @@ def point_id(doc_id: str, child_id: str, parent_id: str) -> str:
     """Deterministic point id: the same document, parent and child always map to the same id.
 
     The id's first half is a hash of the document and parent (``parent_key``), so a search
-    groups its candidates by parent from their ids alone: reading each candidate's payload
-    for its ``parent_id`` was most of an embedded search at 100k children (a payload holds
-    the parent's text: ~10 ms of a 12 ms query). The second half is a hash of the child.
+    groups its candidates by parent from their ids alone instead of reading each candidate's
+    payload, which holds the parent's text. The second half is a hash of the child.
     Formatted as a name-based (version 5) UUID."""
-    parent = hashlib.blake2b(f"{doc_id}\x1f{parent_id}".encode(), digest_size=8).digest()
-    child = uuid.uuid5(POINT_NAMESPACE, f"{doc_id}\x1f{child_id}").bytes[8:]
-    raw = bytearray(parent + child)
-    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
+    raw = bytearray(_parent_bytes(doc_id, parent_id) + uuid.uuid5(POINT_NAMESPACE, f"{doc_id}\x1f{child_id}").bytes[8:])
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
     return str(uuid.UUID(bytes=bytes(raw)))
+
+
+def _parent_bytes(doc_id: str, parent_id: str) -> bytes:
+    """The id's first 8 bytes, version bits (5) included."""
+    raw = bytearray(hashlib.blake2b(f"{doc_id}\x1f{parent_id}".encode(), digest_size=8).digest())
+    raw[6] = (raw[6] & 0x0F) | 0x50
+    return bytes(raw)
 
 
 PARENT_KEY_CHARS = 18
@@ -57,6 +60,11 @@ PARENT_KEY_CHARS = 18
 def parent_key(point: str) -> str:
     """The part of a point id that names its parent (see ``point_id``)."""
     return point[:PARENT_KEY_CHARS]
+
+
+def parent_key_of(doc_id: str, parent_id: str) -> str:
+    """``parent_key`` of every point of that parent, without making a point id."""
+    return str(uuid.UUID(bytes=_parent_bytes(doc_id, parent_id) + bytes(8)))[:PARENT_KEY_CHARS]
 
 
 class SparseVector(BaseModel):

@@ -14,10 +14,10 @@ module works around:
   (searches keep one read-only open per process that lets go when anyone queues:
   ``store/reader.py``);
 - no background optimizer: points stay in appendable plain segments where dense search
-  is exact brute force (~20 ms of a search at 100k children). ``optimize()`` builds HNSW
+  is exact brute force (most of a search at 100k children). ``optimize()`` builds HNSW
   and vacuums deleted points; the ingest calls it through ``index_if_due`` once
   ``settings.index_threshold`` points lack a graph, and searches walk ``settings.hnsw_ef``
-  candidates (at 100k: the first parent the same as exact search for 98% of questions);
+  candidates (how often its first parent is the exact search's: ``benchmark.search_latency``);
 - no group-by either, and a payload read per candidate was most of a search: in a store
   made by this version every point id begins with its parent's key (``base.point_id``),
   so candidates are grouped by id and only the winners' payloads are read.
@@ -61,8 +61,8 @@ from evidence_pipeline.store.base import (
     documents_of,
     hashes_of,
     parent_key,
+    parent_key_of,
     point_from_record,
-    point_id,
     unit_representatives,
     vector_stats_of,
 )
@@ -224,8 +224,8 @@ class EdgeStore:
         Edge has no background optimizer: every upsert lands in a plain segment that dense
         search scans whole. Measured on 100,000 real children (`python -m
         evidence_pipeline.benchmark.search_latency --children 100000`): the scan is most of a
-        search; the graph takes ~30 s to build once and is then extended by later ingests only
-        past the threshold again (the points since stay exact-searched meanwhile)."""
+        search (the command prints the build time too); later ingests extend the graph only past
+        the threshold again, the points written since are scanned exactly meanwhile."""
         threshold = self.settings.index_threshold
         if threshold <= 0 or self.unindexed() < threshold:
             return False
@@ -270,7 +270,7 @@ class EdgeStore:
             self.ensure_collection(len(points[0].dense))
         if self._parent_keyed:
             for p in points:
-                if parent_key(p.id) != parent_key(point_id(doc_id, "", str(p.payload.get("parent_id")))):
+                if parent_key(p.id) != parent_key_of(doc_id, str(p.payload.get("parent_id"))):
                     raise ValueError(
                         f"point {p.id} of {doc_id!r} does not begin with its parent's key: "
                         "make ids with evidence_pipeline.store.base.point_id(doc_id, child_id, parent_id)"
