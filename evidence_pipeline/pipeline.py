@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 # Bump when a change to parsing, units, children or point ids changes what gets indexed
 # (5: point ids begin with their parent's key, `store.base.point_id`).
-PIPELINE_VERSION = "5"
+PIPELINE_VERSION = "6"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

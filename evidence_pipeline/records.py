@@ -71,7 +71,7 @@ class TextBlock(Record):
     order: int = Field(description="position in the document's reading order (shared with tables)")
     page: int | None = None
     bbox: BBox | None = None
-    level: int | None = Field(default=None, description="section header level, 1 = top")
+    level: int | None = Field(default=None, description="section header level, 1 = top; on a caption that was set as a heading, the level of the sections it ends")
 
 
 class TableCell(Record):

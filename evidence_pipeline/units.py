@@ -57,9 +57,12 @@ class _Sections:
 
     def enter(self, block: TextBlock) -> None:
         level = block.level or 1
+        self.close(level)
+        self._stack.append((level, block.text.strip()))
+
+    def close(self, level: int) -> None:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
-        self._stack.append((level, block.text.strip()))
 
     @property
     def path(self) -> list[str]:
@@ -251,6 +254,8 @@ def build_units(
     for item in items:
         if isinstance(item, TextBlock) and item.label == "section_header":
             sections.enter(item)
+        elif isinstance(item, TextBlock) and item.label == "caption" and item.level:
+            sections.close(item.level)  # a heading read as its table's title still ends the sections under it
         paths.append(sections.path)
 
     used: set[int] = set()  # indices of blocks taken into a table unit

@@ -90,3 +90,42 @@ def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
     assert "Results of Operations" in items[0].text
     after = [u for u in build_units(doc) if 17 in u.pages and u.kind == "section" and items[0].text in u.section_path]
     assert after, [u.section_path for u in build_units(doc)]
+
+
+def test_amounts_and_row_labels_are_not_headings():
+    # chart labels of an infographic page and a row label that kept its currency sign
+    for line in ("(300) Q1 2023 NEX Operating Income (Loss)", "2,722 Q1 2022 CCG Operating Income", "$5.9 billion returned",
+                 "Total liabilities measured and recorded at fair value $"):
+        assert not_a_heading(line), line
+    for line in ("2023 Outlook", "10 Records", "4.2 Acceptance limits", "Note 4 — Leases"):
+        assert not not_a_heading(line), line
+
+
+def test_an_item_label_beside_its_title_is_one_heading_that_ends_the_notes():
+    # Amazon prints "Item 2." in a left column and the title beside it; "Item N." repeats
+    # with other numbers on many pages. Notes come first in the file, yet an Item outranks them.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2023 Q1 AMZN.pdf", pages=(19, 22))
+    heads = [b.text for b in doc.blocks if b.label == "section_header"]
+    item = next(h for h in heads if h.startswith("Item 2."))
+    assert "Management's Discussion" in item.replace("’", "'"), heads
+    assert not any(b.text.strip() == "Item 2." for b in doc.blocks), "the bare label stays a block of its own"
+    units = build_units(doc)
+    mdna = [u for u in units if 22 in u.pages and u.kind == "section"]
+    assert mdna and all(u.section_path[0] == item for u in mdna), [u.section_path for u in mdna]
+    assert any(u.section_path[:1] == ["Note 8 — SEGMENT INFORMATION"] for u in units if 19 in u.pages)
+
+
+def test_a_mixed_case_statement_title_with_its_unit_note_in_the_table_is_the_caption():
+    # Intel sets statement titles in mixed case and prints "(In Millions ...; Unaudited)" in the
+    # table's top-left cell: the title is the caption, and the sections it followed are closed.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2023 Q1 INTC.pdf", pages=(5, 7))
+    tables = [u for u in build_units(doc) if u.kind == "table"]
+    income = [u for u in tables if u.caption == "Consolidated Condensed Statements of Income"]
+    assert len(income) == 1, [(u.caption, u.section_path) for u in tables]
+    assert income[0].caption_source == "direct" and len(income[0].rows) >= 15
+    before = {b.text for b in doc.blocks if b.label == "section_header" and b.page == 5}
+    assert before and not set(income[0].section_path) & before, (income[0].section_path, before)

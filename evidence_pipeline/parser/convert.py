@@ -13,7 +13,13 @@ import re
 from docling_core.types.doc import DoclingDocument, TableItem
 
 from evidence_pipeline.parser.docling_items import Entry, read_entries, table_cells
-from evidence_pipeline.parser.headings import demote_non_headings, repeated_headings, structural_levels, table_titles
+from evidence_pipeline.parser.headings import (
+    demote_non_headings,
+    join_bare_structural,
+    repeated_headings,
+    structural_levels,
+    table_titles,
+)
 from evidence_pipeline.parser.page_furniture import place_furniture, repeated_furniture
 from evidence_pipeline.parser.reading_order import reorder_pages
 from evidence_pipeline.parser.text_lines import FOOTNOTE_MARKER_RE
@@ -53,6 +59,7 @@ def docling_to_parsed(
     place_furniture(entries, doc)
     repeated_furniture(entries, doc)
     demote_non_headings(entries)
+    join_bare_structural(entries)
     repeated_headings(entries, len(doc.pages))
 
     # Docling's links first, then neighbours in reading order for what it left unlinked.
@@ -154,7 +161,7 @@ def docling_to_parsed(
                     order=order,
                     page=e.page,
                     bbox=e.bbox,
-                    level=e.level if e.label == "section_header" else None,
+                    level=e.level if e.label == "section_header" or (e.label == "caption" and e.table_of is not None) else None,
                 )
             )
     out_tables = _link_continuations(out_tables, entries, table_ids)
@@ -181,17 +188,16 @@ def _is_table_caption(e: Entry) -> bool:
 
 def _normalise_levels(entries: list[Entry]) -> None:
     """Section levels start at 1 (a document title is not a section level)."""
-    levels = [e.level for e in entries if e.label == "section_header" and e.level]
+    levelled = [e for e in entries if e.label == "section_header" or (e.label == "caption" and e.level)]
+    levels = [e.level for e in levelled if e.level]
     if not levels:
-        for e in entries:
-            if e.label == "section_header":
-                e.level = 1
+        for e in levelled:
+            e.level = 1
         return
     # Docling's style-based levels can skip numbers (1, 3, 6); ranks keep the order without gaps.
     rank = {lvl: i + 1 for i, lvl in enumerate(sorted(set(levels)))}
-    for e in entries:
-        if e.label == "section_header":
-            e.level = rank.get(e.level or min(levels), 1)
+    for e in levelled:
+        e.level = rank.get(e.level or min(levels), 1)
 
 
 def _largest_heading(blocks: list[TextBlock]) -> str | None:

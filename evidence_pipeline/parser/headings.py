@@ -9,8 +9,14 @@ every page opens a new section on each. These rules settle that from the documen
 - a line in parentheses only ("(In millions)", "(Unaudited)") is a note to the table under
   it, never a heading;
 - structural headings that name their kind and number ("PART I", "Item 2.", "Chapter 3")
-  outrank every style-levelled heading, in the order their kinds first appear;
-- an unnumbered heading set in capitals, or followed by a table note, directly above a table
+  outrank every style-levelled heading, ranked by kind (a part holds chapters, articles,
+  items and notes, in that order) whatever order the document first prints them in; a bare
+  "Item 2." with its title beside it on the same line is one heading; numbered kinds repeat
+  with other numbers ("Item 1.", "Item 2.", ...) without becoming running heads;
+- a line that opens with an amount ("(300) Q1 Operating income", "2,722 ...") or ends with a
+  currency sign is a chart label or a table row, never a heading;
+- an unnumbered heading set in capitals, or followed by a table note (a line, or a top cell of
+  the table itself), directly above a table
   that has no caption (nothing but table notes and loose column-head words between them)
   is that table's title: it becomes its caption.
 """
@@ -27,6 +33,13 @@ _DIGITS = re.compile(r"\d+")
 PARENTHESISED_RE = re.compile(r"^\s*(\([^()]*\)\s*)+$")
 # "PART I", "Part II —", "Item 1.", "ITEM 1A.", "Chapter 3", "Article IV", "Note 2 –"
 STRUCTURAL_RE = re.compile(r"^\s*(part|item|chapter|article|note)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b\.?", re.IGNORECASE)
+# a heading of one kind and number, nothing else: "Item 2.", "PART II", "Note 4 —"
+BARE_STRUCTURAL_RE = re.compile(r"^\s*(part|item|chapter|article|note)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b\.?\s*[:.\-–—]?\s*$", re.IGNORECASE)
+# the kinds from the widest to the narrowest
+_KIND_RANK = ("part", "chapter", "article", "item", "note")
+# "(300) ...", "($1.2) ...", "$5.9 ...", "2,722 ...": an amount, not a section number
+_AMOUNT_FIRST = re.compile(r"^\s*(\(\s*[$€£¥]?\s*\d[\d,.]*\s*\)|[$€£¥]\s?\d[\d,.]*|\d{1,3}(,\d{3})+(\.\d+)?)(\s|$)")
+_CURRENCY_LAST = re.compile(r"[$€£¥]\s*$")
 _NUMBERED_RE = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[A-Z]\.|[IVX]{1,5}\.|(section|appendix|annex|schedule)\s+\S+)\s", re.IGNORECASE)
 _TITLE_GAP = 60.0  # pt: farthest a table's title may sit above it
 _BETWEEN = ("paragraph", "section_header", "other")
@@ -49,7 +62,11 @@ def is_table_note(text: str) -> bool:
 
 def not_a_heading(text: str) -> bool:
     """Lines that a style can make look like headings but that never open a section."""
-    return is_table_note(text) or letter_weight(text) < 3 or bool(_CHECKBOX.match(text))
+    return (
+        is_table_note(text)
+        or letter_weight(text) < 3
+        or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _CURRENCY_LAST.search(text))
+    )
 
 
 def demote_non_headings(entries: list[Entry]) -> None:
@@ -59,27 +76,73 @@ def demote_non_headings(entries: list[Entry]) -> None:
 
 
 def repeated_headings(entries: list[Entry], n_pages: int) -> None:
-    """A heading whose text (numbers aside) opens sections on three or more pages is a running head."""
+    """A heading whose text (numbers aside) opens sections on three or more pages is a running head.
+    A structural heading keeps its number in that comparison: "Item 2." and "Item 3." are two
+    sections, only the same "Item 1" on every page is a running head."""
     if n_pages < 3:
         return
+    ends = _page_ends(entries)
     pages: dict[str, set[int]] = {}
     for e in entries:
-        if e.label == "section_header" and e.page is not None:
-            pages.setdefault(_key(e.text), set()).add(e.page)
+        if e.label == "section_header" and e.page is not None and id(e) in ends:
+            pages.setdefault(_repeat_key(e.text), set()).add(e.page)
     for e in entries:
-        if e.label == "section_header" and len(pages.get(_key(e.text), ())) >= 3:
+        if e.label == "section_header" and len(pages.get(_repeat_key(e.text), ())) >= 3:
             e.label, e.level = "page_header", None
 
 
+def _page_ends(entries: list[Entry]) -> set[int]:
+    """ids of the first and last body entry of each page: where a running head reads. A
+    heading in mid-page ("Three Months Ended" over a statement's columns) repeats for
+    other reasons."""
+    by_page: dict[int, list[Entry]] = {}
+    for e in entries:
+        if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
+            by_page.setdefault(e.page, []).append(e)
+    ends: set[int] = set()
+    for items in by_page.values():
+        ends.add(id(min(items, key=lambda x: x.bbox.t)))
+        ends.add(id(max(items, key=lambda x: x.bbox.b)))
+    return ends
+
+
+def join_bare_structural(entries: list[Entry]) -> None:
+    """"Item 2." printed in its own column with its title beside it on the same line
+    ("Management's Discussion and Analysis ...") is one heading: the title takes the label
+    in front, and the bare label is dropped from ``entries``."""
+    drop: list[Entry] = []
+    for e in entries:
+        if e.bbox is None or e.label not in ("section_header", "paragraph") or not BARE_STRUCTURAL_RE.match(e.text):
+            continue
+        mid = (e.bbox.t + e.bbox.b) / 2
+        beside = [
+            o
+            for o in entries
+            if o is not e
+            and o.page == e.page
+            and o.bbox is not None
+            and o.label in ("section_header", "paragraph")
+            and o.bbox.l >= e.bbox.r - 1
+            and o.bbox.t - 2 <= mid <= o.bbox.b + 2
+            and not STRUCTURAL_RE.match(o.text)
+        ]
+        if not beside:
+            continue
+        title = min(beside, key=lambda o: o.bbox.l)
+        title.text = f"{e.text.strip()} {title.text.strip()}"
+        title.label, title.level = "section_header", title.level or e.level
+        title.key = min(title.key, e.key)
+        drop.append(e)
+    for e in drop:
+        entries.remove(e)
+
+
 def structural_levels(entries: list[Entry]) -> int:
-    """Part/Item-style headings take the top levels, in the order their kinds first appear;
+    """Part/Item-style headings take the top levels, ranked by kind (``_KIND_RANK``);
     every other heading keeps its relative level below them. Returns how many levels they took."""
-    heads = [e for e in entries if e.label == "section_header"]
-    kinds: list[str] = []
-    for e in heads:
-        m = STRUCTURAL_RE.match(e.text)
-        if m and m.group(1).lower() not in kinds:
-            kinds.append(m.group(1).lower())
+    heads = [e for e in entries if e.label == "section_header" or (e.label == "caption" and e.level)]
+    found = {m.group(1).lower() for m in (STRUCTURAL_RE.match(e.text) for e in heads) if m}
+    kinds = [k for k in _KIND_RANK if k in found]
     if not kinds:
         return 0
     for e in heads:
@@ -96,8 +159,9 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
     parenthesised lines between the two are the table's notes. ``body``: reading order,
     furniture excluded. The document's own title line is never taken."""
     for i, e in enumerate(body):
-        if e.label != "table" or any(c.table_of is e and c.label == "caption" for c in body):
+        if e.label != "table":
             continue
+        captioned = any(c.table_of is e and c.label == "caption" for c in body)
         notes: list[Entry] = []
         loose: list[Entry] = []  # column-header words left above the table ("Three Months Ended")
         j = i - 1
@@ -109,19 +173,38 @@ def table_titles(body: list[Entry], document_title: str | None = None) -> None:
             else:
                 break
             j -= 1
-        if j < 0:
+        if captioned or j < 0:
+            _demote(_over_columns(loose, e))
             continue
         below = body[j + 1] if j + 1 < i else e
-        heads = _title_lines(body, j, below, (document_title or "").strip(), noted=bool(notes))
+        noted = bool(notes) or _noted_inside(e)
+        heads = _title_lines(body, j, below, (document_title or "").strip(), noted=noted)
         if not heads:
+            _demote(_over_columns(loose, e))
             continue
         for h in heads:  # several caption lines read as one caption, in order
-            h.table_of, h.label, h.level = e, "caption", None
+            # a heading keeps its level as a caption: the sections it would have closed still close
+            h.table_of, h.label = e, "caption"
+            h.level = h.level if h is heads[0] else None
         for n in notes:
             n.table_of, n.label = e, "footnote"
-        for n in loose:
-            if n.label == "section_header":
-                n.label, n.level = "paragraph", None
+        _demote(loose)
+
+
+def _over_columns(loose: list[Entry], table: Entry) -> list[Entry]:
+    """The fragments that sit over the table's value columns, clear of its row labels: a
+    section heading starts at the left edge ("Inventories"), a column head does not."""
+    if table.bbox is None:
+        return []
+    edge = table.bbox.l + 0.3 * (table.bbox.r - table.bbox.l)
+    return [n for n in loose if n.bbox is not None and n.bbox.l >= edge]
+
+
+def _demote(loose: list[Entry]) -> None:
+    """Column-head words left right above a table ("Three Months Ended") open no section."""
+    for n in loose:
+        if n.label == "section_header":
+            n.label, n.level = "paragraph", None
 
 
 def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str, noted: bool) -> list[Entry]:
@@ -145,6 +228,14 @@ def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str, n
     return out
 
 
+def _noted_inside(table: Entry) -> bool:
+    """The table carries its own unit note in a top cell ("(In Millions; Unaudited)" over the
+    row labels), as a note line above it would."""
+    data = getattr(table.item, "data", None)
+    cells = getattr(data, "table_cells", None) or []
+    return any(c.start_row_offset_idx < 3 and is_table_note(c.text.strip()) for c in cells)
+
+
 def _capitals(text: str) -> bool:
     """Set in capitals (a statement title), parenthesised parts aside."""
     letters = [ch for ch in re.sub(r"\([^()]*\)", "", text) if ch.isalpha()]
@@ -163,3 +254,7 @@ def _close_above(head: Entry, below: Entry) -> bool:
 
 def _key(text: str) -> str:
     return " ".join(_DIGITS.sub("#", text.lower()).split())
+
+
+def _repeat_key(text: str) -> str:
+    return " ".join(text.lower().split()) if STRUCTURAL_RE.match(text) else _key(text)

@@ -50,7 +50,9 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     for e in entries:
         if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
             continue
-        for where in ("top", "bottom"):
+        h = page_height(doc, e.page)
+        where = _edge(e, extremes, h) if h else None
+        if where is not None:  # only a line at the page's edge runs there ("2023" over a column is no page number)
             pages = seen.get((where, _DIGITS.sub("#", e.text.lower())), set())
             if len(pages) >= need and e.page in pages:
                 e.label = "page_header" if where == "top" else "page_footer"
