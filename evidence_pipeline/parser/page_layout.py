@@ -88,8 +88,8 @@ class PageAnalyser:
                 or HEADING_NUMBER_RE.match(s.text)
                 and (s.bold or s.size > 1.1 * self.body or DOTTED_NUMBER_RE.match(s.text))
             )
-            target = None
-            if not starts_new:
+            target = _hyphenated_from(blocks, s)
+            if target is None and not starts_new:
                 for blk in reversed(blocks):
                     last = blk[-1]
                     gap = s.box.t - last.box.b
@@ -224,6 +224,28 @@ class PageAnalyser:
                 label = "list_item"
             regions.append(Region(label, box, blk))
         return regions
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]-$")
+
+
+def _hyphenated_from(blocks: list[list[Span]], s: Span) -> list[Span] | None:
+    """The block whose last line ends in a word cut by a hyphen that ``s`` completes: ``s``
+    starts in lower case right under it ("practic-" / "ing lawyer"). Such a line goes on the
+    paragraph whatever else differs (a check box or a raised mark can make one line taller)."""
+    if not s.text[:1].islower():
+        return None
+    for blk in reversed(blocks):
+        last = blk[-1]
+        gap = s.box.t - last.box.b
+        if (
+            _HYPHENATED.search(last.text)
+            and -0.3 * s.size <= gap <= 0.9 * s.size
+            and last.box.h_overlap(s.box) > 0
+            and s.box.l >= last.box.l - 2 * s.size
+        ):
+            return blk
+    return None
 
 
 def size_key(height: float) -> float:
