@@ -16,6 +16,7 @@ import re
 from bisect import bisect_left, bisect_right
 
 from evidence_pipeline.parser.geometry import Box, Span
+from evidence_pipeline.parser.scripts import letter_weight
 
 _SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz()", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ⁽⁾"))
 _MARKER = re.compile(r"[^\W_]{1,2}\)?")
@@ -43,16 +44,11 @@ def is_raised_marker(w: Span, before: Span, line_size: float) -> bool:
 
 
 def text_size(words: list[Span]) -> float:
-    """The height carrying most of the characters of words of three or more characters
-    (markers, bullets and check boxes aside); of all words when there are none such."""
-    long = [w for w in words if len(w.text) >= 3] or words
-    weights: dict[float, int] = {}
-    heights: dict[float, float] = {}
-    for w in long:
-        key = round(w.box.height * 2) / 2
-        weights[key] = weights.get(key, 0) + len(w.text)
-        heights[key] = max(heights.get(key, 0.0), w.box.height)
-    return heights[max(weights, key=lambda k: weights[k])] if weights else 0.0
+    """The height of the tallest word of three or more letters (a Hangul or CJK syllable
+    counts two): the line's type without its markers, bullets and check boxes; the
+    tallest word when there is no such word."""
+    long = [w for w in words if letter_weight(w.text) >= 3] or words
+    return max((w.box.height for w in long), default=0.0)
 
 
 class _WordIndex:
