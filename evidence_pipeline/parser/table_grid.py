@@ -44,13 +44,15 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                 )
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
                     raised = superscript(w.text) if is_raised_marker(w, cur, row.size) else None
+                    # a picture-font glyph (bullet, check box) never belongs to the word it touches
+                    apart = (
+                        gap > 0.08 * w.size
+                        or between_hangul(cur.text, w.text)
+                        or is_dingbat_font(last_font) != is_dingbat_font(w.font)
+                    )
                     cur = Span(
                         cur.index,
-                        cur.text + raised
-                        if raised
-                        else f"{cur.text} {w.text}"
-                        if gap > 0.08 * w.size or between_hangul(cur.text, w.text) or is_dingbat_font(last_font) != is_dingbat_font(w.font)
-                        else cur.text + w.text,
+                        cur.text + raised if raised else f"{cur.text} {w.text}" if apart else cur.text + w.text,
                         cur.box.union(w.box),
                         cur.font,
                         cur.bold and w.bold,
