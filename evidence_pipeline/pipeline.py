@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from evidence_pipeline.parser import Parser
 
 # Bump when a change to parsing, units, children or point ids changes what gets indexed
-# (5: point ids begin with their parent's key, `store.base.point_id`).
-PIPELINE_VERSION = "6"
+# (6: raised footnote markers join their word, column tops in the margin band stay body,
+# line-end dashes and hyphenated words across blocks read as printed; 7: filings' headings —
+# bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions).
+PIPELINE_VERSION = "7"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -45,6 +45,9 @@ def test_a_text_layer_is_usable_when_its_glyphs_map_to_enough_letters():
     assert not has_text_layer([_cell("Page 3")])  # a stamped page number on a scan
     unmapped = " ".join(f"GLYPH<c={i},font=/AAAAAB+F1>" for i in range(60))
     assert not has_text_layer([_cell(unmapped), _cell("ab")])
+    # a table of contents: dot leaders outnumber the letters, and the page is born digital
+    leaders = [_cell(f"3.{i} Assigning roles " + ". " * 40 + str(20 + i)) for i in range(3)]
+    assert has_text_layer(leaders)
 
 
 @pytest.fixture(scope="module")

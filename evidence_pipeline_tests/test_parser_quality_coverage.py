@@ -37,6 +37,21 @@ def test_coverage_of_a_one_page_pdf(parse_cached):
     assert file_coverage(SMALL, fewer).covered < cov.covered
 
 
+def test_words_of_recorded_page_furniture_are_counted_apart(parse_cached):
+    """The paper page's running head ("Optimized Table Tokenization for Table Structure
+    Recognition 9") is recorded as a page header: its words are accounted for, not lost,
+    and counted in ``furniture``; without that record they are lost."""
+    doc = parse_cached(SMALL)
+    head = [b for b in doc.blocks if b.label == "page_header"]
+    assert any("Optimized Table Tokenization" in b.text for b in head)
+    cov = file_coverage(SMALL, doc)
+    assert cov.furniture >= 2 and "tokenization" not in cov.lost and "optimized" not in cov.lost
+    bare = doc.model_copy(update={"blocks": [b for b in doc.blocks if b.label != "page_header"]})
+    lost = file_coverage(SMALL, bare)
+    assert lost.furniture == 0 and {"tokenization", "optimized"} <= set(lost.lost)
+    assert lost.covered == cov.covered - cov.furniture
+
+
 def test_a_scan_has_no_figure_but_a_reason(parse_cached, tmp_path):
     (tmp_path / SCAN.name).symlink_to(SCAN)
     section = coverage_section(parse_cached, [tmp_path])

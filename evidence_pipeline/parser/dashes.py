@@ -5,6 +5,12 @@ as '-', so "Hold times at 2–8 °C" reads "2-8 °C" and no longer matches what 
 reader sees printed. pdfium reads the same glyphs right. For every text that has
 a '-', the same text is looked up in pdfium's text of its page with any dash in
 those places; where it is found, the dashes are taken as printed.
+
+A dash that ends a line is worse off: read as '-', Docling's line joining takes it
+for a hyphen that cuts a word and closes the two lines up ("platforms—" / "reflects"
+becomes "platformsreflects"). Where pdfium's text of the page ends a line with an en
+or em dash between two words and a text holds those words closed up, the dash goes
+back between them.
 """
 
 from __future__ import annotations
@@ -46,8 +52,33 @@ def _restore(text: str, page_texts: list[str]) -> str:
     return text
 
 
+# A line of pdfium's text that ends with an en or em dash right after a word, and the word
+# that opens the next line.
+_LINE_END_DASH = re.compile(r"([^\W_]+)([\u2013\u2014])[ \t]*\r?\n[ \t]*([^\W_]+)")
+
+
+def _closed_up(page_texts: list[str]) -> list[tuple[re.Pattern[str], str]]:
+    """(the two words closed up, the words with their dash) for the line-end dashes of the
+    pages; not where the page itself prints the closed-up word."""
+    out = []
+    for page_text in page_texts:
+        for m in _LINE_END_DASH.finditer(page_text):
+            left, dash, right = m.groups()
+            pattern = re.compile(rf"(?<![^\W_]){re.escape(left + right)}(?![^\W_])")
+            if not pattern.search(page_text):
+                out.append((pattern, left + dash + right))
+    return out
+
+
+def _undo_joins(text: str, joins: list[tuple[re.Pattern[str], str]]) -> str:
+    for pattern, printed in joins:
+        text = pattern.sub(printed, text)
+    return text
+
+
 def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
-    pages_needed = {b.page for b in doc.blocks if "-" in b.text and b.page}
+    # every page with text: a dash lost at a line end leaves no '-' to look for
+    pages_needed = {b.page for b in doc.blocks if b.page}
     for t in doc.tables:
         if t.page and ("-" in (t.caption or "") or any("-" in c.text for c in t.cells) or any("-" in f for f in t.footnotes)):
             pages_needed.update(t.pages or [t.page])
@@ -68,7 +99,12 @@ def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
     def around(page: int | None) -> list[str]:
         return [texts[p] for p in (page, (page or 0) + 1, (page or 0) - 1) if p in texts]
 
-    blocks = [b.model_copy(update={"text": _restore(b.text, around(b.page))}) if "-" in b.text else b for b in doc.blocks]
+    joins = {page: _closed_up([text]) for page, text in texts.items()}
+    blocks = []
+    for b in doc.blocks:
+        text = _restore(b.text, around(b.page)) if "-" in b.text else b.text
+        text = _undo_joins(text, joins.get(b.page, []))
+        blocks.append(b.model_copy(update={"text": text}) if text != b.text else b)
     tables = []
     for t in doc.tables:
         pages = [texts[p] for p in (t.pages or [t.page]) if p in texts] + around(t.page)

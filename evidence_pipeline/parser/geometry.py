@@ -74,6 +74,15 @@ def is_bold_font(font_name: str) -> bool:
     return bool(_BOLD_FONT.search(font_name or ""))
 
 
+# Picture fonts (a check box, a bullet): their glyphs decode as letters ("y", "q") that are
+# never part of the word printed next to them.
+_DINGBAT_FONT = re.compile(r"wingding|webding|dingbat", re.IGNORECASE)
+
+
+def is_dingbat_font(font_name: str) -> bool:
+    return bool(_DINGBAT_FONT.search(font_name or ""))
+
+
 @dataclass
 class Rules:
     """Ruling segments of a page: horizontal ones as (y, x0, x1), vertical ones as (x, y0, y1)."""

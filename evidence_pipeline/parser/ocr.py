@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -47,13 +48,15 @@ _MIN_INK_SHARE = 0.001
 def has_text_layer(cells) -> bool:
     """Whether a page's text cells carry readable text: enough letters and digits, and most
     of the printed characters mapped (docling-parse writes unmapped glyphs as ``GLYPH<..>``).
-    Stops reading as soon as the answer is clear, so a born-digital page pays a few cells."""
+    Punctuation counts neither way: the dot leaders of a table of contents outnumber its
+    letters, and the page is still born digital. Stops reading as soon as the answer is
+    clear, so a born-digital page pays a few cells."""
     readable = printed = 0
     for cell in cells:
         text = cell.text
         clean = _UNMAPPED.sub("\ufffd", text)
         for ch in clean:
-            if ch.isspace():
+            if ch.isspace() or unicodedata.category(ch).startswith("P"):
                 continue
             printed += 1
             if ch.isalnum() and ch != "\ufffd":

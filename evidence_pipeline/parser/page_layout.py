@@ -88,8 +88,8 @@ class PageAnalyser:
                 or HEADING_NUMBER_RE.match(s.text)
                 and (s.bold or s.size > 1.1 * self.body or DOTTED_NUMBER_RE.match(s.text))
             )
-            target = None
-            if not starts_new:
+            target = _hyphenated_from(blocks, s)
+            if target is None and not starts_new:
                 for blk in reversed(blocks):
                     last = blk[-1]
                     gap = s.box.t - last.box.b
@@ -155,13 +155,39 @@ class PageAnalyser:
             return self._running_furniture(spans, rows)
         for s in spans:
             deep = id(s) in numbered and s.size <= 1.1 * self.body
-            if s.box.b < HEADER_BAND * self.height or deep and s.box.t < 0.125 * self.height:
+            top = s.box.b < HEADER_BAND * self.height or deep and s.box.t < 0.125 * self.height
+            bottom = s.box.t > (1 - HEADER_BAND) * self.height or deep and s.box.b > 0.9 * self.height
+            if (top or bottom) and not _PAGE_NUMBER.match(s.text) and self._runs_into_body(s, spans, top):
+                body.append(s)
+            elif top:
                 regions.append(Region("page_header", s.box, [s]))
-            elif s.box.t > (1 - HEADER_BAND) * self.height or deep and s.box.b > 0.9 * self.height:
+            elif bottom:
                 regions.append(Region("page_footer", s.box, [s]))
             else:
                 body.append(s)
         return regions, body
+
+    def _runs_into_body(self, s: Span, spans: list[Span], downward: bool) -> bool:
+        """A line in the top (bottom) band whose paragraph goes on below (above) the band: lines
+        of its type follow at line spacing in its column until one lies outside the band. The
+        first lines of a column set high on the page are body text, not a page header."""
+        cur = s
+        for _ in range(4):
+            nxt = None
+            for c in spans:
+                if c is cur or c.bold != cur.bold or abs(c.size - cur.size) > 0.15 * cur.size:
+                    continue
+                if c.box.h_overlap(cur.box) < 0.5 * min(c.box.width, cur.box.width):
+                    continue
+                gap = c.box.t - cur.box.b if downward else cur.box.t - c.box.b
+                if -0.2 * cur.size <= gap <= 0.6 * cur.size and (nxt is None or abs(c.box.cy - cur.box.cy) < abs(nxt.box.cy - cur.box.cy)):
+                    nxt = c
+            if nxt is None:
+                return False
+            if (nxt.box.b >= HEADER_BAND * self.height) if downward else (nxt.box.t <= (1 - HEADER_BAND) * self.height):
+                return True
+            cur = nxt
+        return False
 
     def _running_furniture(self, spans: list[Span], rows) -> tuple[list[Region], list[Span]]:
         alone = {id(r.spans[0]) for r in rows if len(r.spans) == 1}
@@ -224,6 +250,28 @@ class PageAnalyser:
                 label = "list_item"
             regions.append(Region(label, box, blk))
         return regions
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]-$")
+
+
+def _hyphenated_from(blocks: list[list[Span]], s: Span) -> list[Span] | None:
+    """The block whose last line ends in a word cut by a hyphen that ``s`` completes: ``s``
+    starts in lower case right under it ("practic-" / "ing lawyer"). Such a line goes on the
+    paragraph whatever else differs (a check box or a raised mark can make one line taller)."""
+    if not s.text[:1].islower():
+        return None
+    for blk in reversed(blocks):
+        last = blk[-1]
+        gap = s.box.t - last.box.b
+        if (
+            _HYPHENATED.search(last.text)
+            and -0.3 * s.size <= gap <= 0.9 * s.size
+            and last.box.h_overlap(s.box) > 0
+            and s.box.l >= last.box.l - 2 * s.size
+        ):
+            return blk
+    return None
 
 
 def size_key(height: float) -> float:

@@ -29,6 +29,7 @@ from evidence_pipeline.parser.grid import Grid
 from evidence_pipeline.parser.ocr import OcrUnavailable, PageReader, scan_if_needed
 from evidence_pipeline.parser.page_content import page_rules, page_words, spans_of, split_run_in_headings, to_box
 from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
+from evidence_pipeline.parser.raised_markers import mark_lines
 from evidence_pipeline.parser.table_finder import box_key
 from evidence_pipeline.parser.table_grid import build_grid
 
@@ -94,7 +95,7 @@ class RuleLayoutModel(BaseLayoutModel):
                 rules = scan.rules
                 if state is not None:
                     state.scanned(page.page_no, scan.seconds)
-            spans = split_run_in_headings(spans_of(page.cells), words)
+            spans = mark_lines(split_run_in_headings(spans_of(page.cells), words), words)
             body = state.body_size if state is not None else None
             if body is None:
                 body = body_text_size(spans)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
+from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values, is_dingbat_font
 from evidence_pipeline.parser.grid import (
     LEADING_SYMBOLS,
     Grid,
@@ -23,6 +23,7 @@ from evidence_pipeline.parser.grid import (
     resolve_overlaps,
     ruled_spans,
 )
+from evidence_pipeline.parser.raised_markers import is_raised_marker, superscript
 from evidence_pipeline.parser.scripts import between_hangul
 from evidence_pipeline.parser.text_lines import group_rows, is_numeric
 
@@ -32,6 +33,7 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
     out: list[Span] = []
     for row in group_rows(words):
         cur: Span | None = None
+        last_font = ""  # font of the last word joined into ``cur``
         band = row.box
         verticals = [v for v in rules.vertical if v[1] <= band.b and v[2] >= band.t]
         for w in row.spans:
@@ -41,22 +43,26 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                     cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals
                 )
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
-                    raised = superscript(w.text) if _raised_marker(w, cur, row.size, gap) else None
+                    raised = superscript(w.text) if is_raised_marker(w, cur, row.size) else None
+                    # a picture-font glyph (bullet, check box) never belongs to the word it touches
+                    apart = (
+                        gap > 0.08 * w.size
+                        or between_hangul(cur.text, w.text)
+                        or is_dingbat_font(last_font) != is_dingbat_font(w.font)
+                    )
                     cur = Span(
                         cur.index,
-                        cur.text + raised
-                        if raised
-                        else f"{cur.text} {w.text}"
-                        if gap > 0.08 * w.size or between_hangul(cur.text, w.text)
-                        else cur.text + w.text,
+                        cur.text + raised if raised else f"{cur.text} {w.text}" if apart else cur.text + w.text,
                         cur.box.union(w.box),
                         cur.font,
                         cur.bold and w.bold,
                         max(cur.size, w.size),
                     )
+                    last_font = w.font
                     continue
                 out.append(cur)
             cur = Span(w.index, w.text, w.box, w.font, w.bold, w.size)
+            last_font = w.font
         if cur is not None:
             out.append(cur)
     return _attach_currency_signs(out, rules)
@@ -68,29 +74,6 @@ def join_lines(first: str, then: str) -> str:
     if len(first) >= 2 and first.endswith("-") and first[-2].isalpha() and then[:1].islower():
         return first + then
     return f"{first} {then}"
-
-
-_SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
-
-
-def superscript(text: str) -> str | None:
-    """A footnote marker in superscript characters ("a" -> "ᵃ"), or None when one has none."""
-    chars = [_SUPERSCRIPTS.get(ch) for ch in text]
-    return "".join(chars) if all(chars) else None  # type: ignore[arg-type]
-
-
-def _raised_marker(w: Span, before: Span, line_size: float, gap: float) -> bool:
-    """A footnote marker set small and raised right after a word ("Vital Signs" + "a"): its
-    bottom sits well above the word's and nothing separates them. Kept apart from the word
-    (as a superscript) so the label reads "Vital Signsᵃ" and the marker resolves."""
-    return (
-        len(w.text) <= 2
-        and w.text.isalnum()
-        and gap <= 0.08 * line_size
-        and (w.box.height <= 0.7 * line_size or w.box.height <= 0.85 * line_size and w.box.t < before.box.t - 0.1 * line_size)
-        and w.box.b <= before.box.b - 0.2 * line_size
-        and not before.text[-1:].isspace()
-    )
 
 
 def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:

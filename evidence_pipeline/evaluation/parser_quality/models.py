@@ -220,7 +220,8 @@ class CoverageFile(_Record):
     file: str
     folder: str = ""  # the folder given on the command line
     words: int  # distinct words of pdfium's text
-    covered: int  # of them, found in some evidence unit
+    covered: int  # of them, found in some evidence unit or in recorded page furniture
+    furniture: int = 0  # of the covered, found only in page furniture (running headers, page numbers)
     n_lost: int = 0
     lost: list[str] = Field(default_factory=list)  # the first lost words, sorted
     error: str | None = None  # no text layer, or why the parse failed

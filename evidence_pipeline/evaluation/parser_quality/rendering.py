@@ -100,14 +100,20 @@ def _robustness(d: RobustnessSection) -> list[str]:
 
 
 def _coverage(c: CoverageSection) -> list[str]:
-    out = ["", "4. Word coverage: distinct words of pdfium's text found in the evidence units"]
-    out.append(f"{'document':44} {'words':>6} {'found':>6} {'share':>7}  lost (first 30)")
+    out = [
+        "",
+        "4. Word coverage: distinct words of pdfium's text found in the evidence units",
+        "   (found: in a unit or, column furn., only in lines recorded as page furniture)",
+    ]
+    out.append(f"{'document':44} {'words':>6} {'found':>6} {'furn.':>6} {'share':>7}  lost (first 30)")
     for f in c.files:
         if f.error:
-            out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
+            out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
             continue
         more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
-        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}")
+        out.append(
+            f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}"
+        )
     folders = c.folders()
     if len(folders) > 1:
         for name, part in folders.items():
