@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # Bump when a change to parsing, units, children or point ids changes what gets indexed
 # (6: raised footnote markers join their word, column tops in the margin band stay body,
 # line-end dashes and hyphenated words across blocks read as printed; 7: filings' headings —
-# bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions).
+# bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions,
+# white gaps split label columns beside a lone ruling, column heads further above a table).
 PIPELINE_VERSION = "7"
 
 class PipelineOptions(BaseModel):

@@ -129,3 +129,18 @@ def test_a_mixed_case_statement_title_with_its_unit_note_in_the_table_is_the_cap
     assert income[0].caption_source == "direct" and len(income[0].rows) >= 15
     before = {b.text for b in doc.blocks if b.label == "section_header" and b.page == 5}
     assert before and not set(income[0].section_path) & before, (income[0].section_path, before)
+
+
+def test_a_statement_with_one_ruling_keeps_labels_apart_and_its_period_heads():
+    # NVIDIA's income statement draws one vertical ruling (a shaded column's edge): the white gap
+    # between row labels and values is still a column edge, and the period heads printed a
+    # little further above the first row are the table's header, not loose lines.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2023 Q1 NVDA.pdf", pages=(3, 3))
+    (table,) = [u for u in build_units(doc) if u.kind == "table"]
+    rows = {r[0]: r[1:] for r in table.rows}
+    assert rows["Research and development"] == ["1,875", "1,618"], table.rows[:6]
+    header = " ".join(" ".join(r) for r in table.header)
+    assert "April 30, 2023" in header and "May 1, 2022" in header, table.header
+    assert any("Research and development" in s and "April 30, 2023" in s and "1,875" in s for s in table.row_sentences), table.row_sentences[:6]

@@ -166,12 +166,14 @@ class TableFinder:
             if not above:
                 break
             row = max(above, key=lambda r: r.box.b)
-            if top - row.box.b > max(2.5 * row.size, 16):
+            over_data = all(s.box.l >= data_left - 3 for s in row.spans)
+            # column heads over the values may stand further off (a rule or padding under them)
+            reach = max(3.5 * row.size, 24) if over_data and pending is None else max(2.5 * row.size, 16)
+            if top - row.box.b > reach:
                 break
             first = row.spans[0].text
             if is_caption_line(first):
                 break
-            over_data = all(s.box.l >= data_left - 3 for s in row.spans)
             fits = row.box.r <= box.r + 0.1 * box.width and row.box.l >= box.l - 0.1 * box.width
             if (over_data or self._tabular(row)) and fits:
                 box = box.union(row.box) if pending is None else box.union(pending).union(row.box)

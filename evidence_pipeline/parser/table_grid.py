@@ -100,10 +100,23 @@ def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
 
 
 def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float]:
-    """X positions that separate columns (excluding the outer edges)."""
+    """X positions that separate columns (excluding the outer edges): vertical rulings, and
+    white gaps that no text line covers. Gaps count beside rulings only when they outnumber
+    them: a statement with one ruling (the edge of a shaded column) still has its label
+    column apart from its values, while a fully ruled grid is read by its rulings alone."""
     v_rules = [x for x, y0, y1 in rules.vertical if (y1 - y0) >= 0.4 * box.height and box.l + 3 < x < box.r - 3]
-    if v_rules:
-        return cluster_values(v_rules, 3.0)
+    gaps = _white_gaps(lines, box)
+    if not v_rules:
+        return [(a + b) / 2 for a, b in gaps]
+    ruled = cluster_values(v_rules, 3.0)
+    if len(gaps) <= len(ruled):
+        return ruled
+    free = [(a + b) / 2 for a, b in gaps if not any(a - 3 <= x <= b + 3 for x in ruled)]
+    return sorted(ruled + free)
+
+
+def _white_gaps(lines: list[list[Span]], box: Box) -> list[tuple[float, float]]:
+    """The x-ranges between columns of text that (almost) no line of several phrases covers."""
     multi = [ln for ln in lines if len(ln) >= 2] or lines
     lo, hi = int(box.l) - 1, int(box.r) + 2
     cover = [0] * (hi - lo + 1)
@@ -112,7 +125,7 @@ def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float
             for x in range(max(int(s.box.l), lo), min(int(s.box.r) + 1, hi) + 1):
                 cover[x - lo] += 1
     allowed = 0 if len(multi) < 4 else max(1, int(0.12 * len(multi)))
-    edges: list[float] = []
+    gaps: list[tuple[float, float]] = []
     x = 0
     started = False
     while x < len(cover):
@@ -124,8 +137,8 @@ def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float
         while x < len(cover) and cover[x] <= allowed:
             x += 1
         if started and x < len(cover) and x - start >= 3:
-            edges.append(lo + (start + x) / 2)
-    return edges
+            gaps.append((lo + start, lo + x))
+    return gaps
 
 
 def _col_of(x: float, edges: list[float]) -> int:
