@@ -39,6 +39,9 @@ BARE_STRUCTURAL_RE = re.compile(r"^\s*(part|item|chapter|article|note)\s+([IVXLC
 _KIND_RANK = ("part", "chapter", "article", "item", "note")
 # "(300) ...", "($1.2) ...", "$5.9 ...", "2,722 ...": an amount, not a section number
 _AMOUNT_FIRST = re.compile(r"^\s*(\(\s*[$€£¥]?\s*\d[\d,.]*\s*\)|[$€£¥]\s?\d[\d,.]*|\d{1,3}(,\d{3})+(\.\d+)?)(\s|$)")
+# "75 Q3 2022 NEX Operating Income": a figure followed by another figure-bearing word (a chart
+# label); a section number is followed by a word ("10 Records", "4.2 Acceptance limits")
+_FIGURE_PAIR_FIRST = re.compile(r"^\s*\d[\d,.]*\s+\S*\d")
 _CURRENCY_LAST = re.compile(r"[$€£¥]\s*$")
 _NUMBERED_RE = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[A-Z]\.|[IVX]{1,5}\.|(section|appendix|annex|schedule)\s+\S+)\s", re.IGNORECASE)
 _TITLE_GAP = 60.0  # pt: farthest a table's title may sit above it
@@ -65,7 +68,7 @@ def not_a_heading(text: str) -> bool:
     return (
         is_table_note(text)
         or letter_weight(text) < 3
-        or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _CURRENCY_LAST.search(text))
+        or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _FIGURE_PAIR_FIRST.match(text) or _CURRENCY_LAST.search(text))
     )
 
 
