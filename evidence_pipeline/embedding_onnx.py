@@ -211,8 +211,9 @@ class OnnxEncoder:
         # The window sentence-transformers applies (max_seq_length, special tokens included);
         # padding to the longest text of each batch, as its collate does.
         self.tokenizer.enable_truncation(max_length=self.layout.max_seq_length)
+        self.tokenizer.no_padding()  # each batch is padded here, to its own longest text
         pad_id = self.tokenizer.token_to_id("[PAD]")
-        self.tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        self._pad_id = 0 if pad_id is None else pad_id
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
@@ -224,25 +225,31 @@ class OnnxEncoder:
         return self.layout.dim
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        """Unit vectors (float32), in the order given. Texts are batched longest first, so a
-        batch pads to similar lengths (what sentence-transformers does)."""
+        """Unit vectors (float32), in the order given. All texts are tokenized at once, then
+        batched by word-piece count, longest first, so a batch pads to nearly equal lengths
+        (sentence-transformers sorts by characters, a looser proxy)."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        order = np.argsort([-len(t) for t in texts], kind="stable")
+        encodings = self.tokenizer.encode_batch(texts)
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         for start in range(0, len(texts), batch_size):
             idx = order[start : start + batch_size]
-            out[idx] = self._encode_batch([texts[i] for i in idx])
+            out[idx] = self._encode_batch([encodings[i] for i in idx])
         return out
 
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _encode_batch(self, encodings: list) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        types = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            n = len(e.ids)
+            ids[row, :n], mask[row, :n], types[row, :n] = e.ids, e.attention_mask, e.type_ids
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+            feeds["token_type_ids"] = types
         tokens = self.session.run(None, feeds)[0]
         vectors = pool(tokens, mask, self.layout.pooling)
         if self.layout.normalize:

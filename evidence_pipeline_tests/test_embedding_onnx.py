@@ -26,10 +26,21 @@ INT8_MIN_COSINE = 0.98
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory) -> Path:
-    """Both variants exported once per session, into a cache of this session's own."""
+    """Both variants exported once per session, into a cache of this session's own, with the
+    Hugging Face hub switched off: the export reads the packaged folder and nothing else."""
     cache = tmp_path_factory.mktemp("models")
-    for variant in ("onnx", "onnx-int8"):
-        ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
+    offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    saved = {k: os.environ.get(k) for k in offline}
+    os.environ.update(offline)
+    try:
+        for variant in ("onnx", "onnx-int8"):
+            ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return cache
 
 
@@ -75,6 +86,37 @@ def test_batches_do_not_change_a_vector(onnx_cache, sample_texts):
     alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
     together = encoder.encode(sample_texts[:6], batch_size=3)
     assert np.allclose(alone, together, atol=1e-5)
+
+
+def test_batches_are_cut_by_word_pieces_not_characters(onnx_cache, sample_texts):
+    """Texts are batched by their word-piece count, so a batch is padded only to the longest of
+    texts of nearly equal length: the padded positions the session sees are the fewest possible
+    for the batch size, and the vectors come back in the order given."""
+    encoder = _embedder("onnx", onnx_cache).model
+    widths: list[tuple[int, int]] = []
+    run = encoder.session.run
+
+    class Recording:
+        def run(self, names, feeds):
+            widths.append(feeds["input_ids"].shape)
+            return run(names, feeds)
+
+    texts = sample_texts[::-1]
+    lengths = sorted((len(e.ids) for e in encoder.tokenizer.encode_batch(texts)), reverse=True)
+    encoder.session = Recording()
+    try:
+        vectors = encoder.encode(texts, batch_size=8)
+    finally:
+        encoder.session = run.__self__
+    fewest = sum(len(lengths[i : i + 8]) * lengths[i] for i in range(0, len(lengths), 8))
+    assert sum(rows * width for rows, width in widths) == fewest
+    # Cut by characters (sentence-transformers' order), the same batches pad more.
+    pieces = [len(e.ids) for e in encoder.tokenizer.encode_batch(texts)]
+    by_chars = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    padded_by_chars = sum(len(b) * max(pieces[i] for i in b) for b in (by_chars[i : i + 8] for i in range(0, len(texts), 8)))
+    assert fewest < padded_by_chars
+    alone = np.stack([encoder.encode([t])[0] for t in texts[:5]])
+    assert np.allclose(vectors[:5], alone, atol=1e-5)
 
 
 def test_pooling_follows_the_model_folder():
