@@ -220,7 +220,7 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         backend, model = self._loaded()
         if backend != "torch":
-            return model.encode(list(texts), batch_size=self.settings.batch_size)
+            return model.encode(list(texts))  # its own batch size (embedding_onnx.BATCH_SIZE, measured)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
         vectors = model.encode(

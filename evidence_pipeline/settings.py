@@ -145,14 +145,15 @@ EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed"]
 EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed")
 # Chosen by measurement: the fastest backend whose retrieval figures (the full system of
 # `evidence-pipeline eval`) stay within one point of fp32 on both the sample set (`make eval`,
-# 53 questions) and the twins (`make eval-twins`, 654). full ev@1 / doc@1:
-#   onnx (fp32, vectors as torch's)  0.943 / 0.981 sample   0.962 / 0.988 twins   1.1x torch per CPU second
-#   onnx-int8                        0.925 / 0.981          0.965 / 0.989         2.0x
-#   onnx-int8-mixed                  0.981 / 0.981          0.969 / 0.997         1.5x
+# 53 questions) and the twins (`make eval-twins`, 654). full ev@1 / doc@1, and speed against
+# raw fp32 torch encode (one thread, embedding_onnx.BATCH_SIZE):
+#   onnx (fp32, vectors as torch's)  0.943 / 0.981 sample   0.962 / 0.988 twins   1.5x
+#   onnx-int8 (batches of 32)        0.925 / 0.981          0.965 / 0.989         2.7x
+#   onnx-int8-mixed                  0.981 / 0.981          0.957 / 0.988         2.1x
 # onnx-int8 loses a sample question at ev@1 (-1.9 points), so the mixed variant is the default.
-# Dense retrieval alone (eu_dense) on the twins, which differ only by id and title, drops more:
-# ev@1 0.379 fp32, 0.297 mixed, 0.278 int8; the full system routes ids through BM25 and the
-# document cards, so its figures hold.
+# Dense retrieval alone (eu_dense) drops more: ev@1 0.736 -> 0.717 on the sample set and
+# 0.379 -> 0.335 on the twins (which differ only by id and title); the full system routes ids
+# through BM25 and the document cards, so its figures hold.
 DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-mixed"
 
 
