@@ -142,8 +142,8 @@ def _sentence_transformer(model_path: str):
 class Embedder:
     """Batched, normalised embeddings. The model loads on first use, once per process and backend.
 
-    ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` run the
-    model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
+    ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` /
+    ``onnx-int8-mixed`` run the model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
     torch only for that export). The backend is not part of ``model_id``: every backend
     gives the same model's vectors (fp32 ONNX agrees with torch to cosine >= 0.999, int8 to
     the tolerance ``test_embedding_onnx`` measures), so a store built with one is searched with another.
@@ -220,7 +220,7 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         backend, model = self._loaded()
         if backend != "torch":
-            return model.encode(list(texts), batch_size=self.settings.batch_size)
+            return model.encode(list(texts))  # its own batch size (embedding_onnx.BATCH_SIZE, measured)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
         vectors = model.encode(

@@ -88,3 +88,38 @@ def figures(e: dict, fig) -> list[dict]:
         rows.append(fig(f"embed.backend.{backend}.query_p50_ms", f"  query embedding p50, {backend}", r["query_p50_ms"], "ms",
                         note=f"p95 {r['query_p95_ms']:.1f} ms, {e['queries']} queries"))
     return rows
+
+
+def _children_of_parsed(folder: str, limit: int, seed: int = 7) -> list[str]:
+    """The texts ingest embeds for every document parsed into ``folder`` (the eval parse cache,
+    ``data/cache/eval/parsed/<parser>``), a seeded sample of ``limit``."""
+    import random
+    from pathlib import Path
+
+    from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import token_counter
+    from evidence_pipeline.records import ParsedDoc
+
+    counter = token_counter(None)
+    texts: list[str] = []
+    for path in sorted(Path(folder).glob("*.json")):
+        if not path.name.endswith(".docling.json"):
+            units = pipeline.document_units(ParsedDoc.model_validate_json(path.read_text()), pipeline.PipelineOptions(), counter)
+            texts += [c.embed_text for c in pipeline.children_of(units, counter)]
+    random.Random(seed).shuffle(texts)
+    return texts[:limit]
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+
+    from evidence_pipeline.tools.samples.corpus import corpus_questions
+
+    ap = argparse.ArgumentParser(description="Embedding backends against raw fp32 encode, on parsed documents.")
+    ap.add_argument("parsed", help="folder of ParsedDoc JSON files, e.g. data/cache/eval/parsed/<parser>")
+    ap.add_argument("--texts", type=int, default=600)
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    result = measure(_children_of_parsed(args.parsed, args.texts), [q.question for q in corpus_questions()], args.rounds)
+    print(json.dumps(result, indent=2))
