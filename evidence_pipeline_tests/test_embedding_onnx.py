@@ -81,7 +81,7 @@ def test_onnx_int8_stays_within_the_measured_tolerance(onnx_cache, sample_texts)
     assert float(cosines.mean()) >= 0.99
     # A query still finds the child it repeats among the document's children: all-int8 ranks
     # it among the top two (rows 4 and 5 are neighbouring rows of one table, nearly the same
-    # text); the mixed variant, the default, ranks it first.
+    # text); the mixed variant ranks it first.
     query = int8.embed_query(sample_texts[5])
     assert 5 in np.argsort(-(int8.embed(sample_texts) @ query))[:2]
     mixed = _embedder("onnx-int8-mixed", onnx_cache)
@@ -112,6 +112,18 @@ def test_batches_do_not_change_a_vector(onnx_cache, sample_texts):
     alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
     together = encoder.encode(sample_texts[:6], batch_size=3)
     assert np.allclose(alone, together, atol=1e-5)
+
+
+def test_int8_vectors_move_with_the_batch_so_fp32_is_the_default(onnx_cache, sample_texts):
+    """Dynamic int8 scales activations per batch: a text embedded alone and in a batch gets two
+    vectors. That is why ``DEFAULT_EMBED_BACKEND`` is fp32, whose vectors do not move."""
+    from evidence_pipeline.settings import DEFAULT_EMBED_BACKEND
+
+    encoder = _embedder("onnx-int8-mixed", onnx_cache).model
+    alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
+    together = encoder.encode(sample_texts[:6], batch_size=6)
+    assert float(np.abs(alone - together).max()) > 1e-3
+    assert DEFAULT_EMBED_BACKEND == "onnx"
 
 
 def test_batches_are_cut_by_word_pieces_not_characters(onnx_cache, sample_texts):
