@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 # (6: raised footnote markers join their word, column tops in the margin band stay body,
 # line-end dashes and hyphenated words across blocks read as printed; 7: filings' headings —
 # bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions,
-# white gaps split label columns beside a lone ruling, column heads further above a table).
-PIPELINE_VERSION = "7"
+# white gaps split label columns beside a lone ruling, column heads further above a table;
+# 8: a one-line Item heading with room left did not wrap — the line under it is its own).
+PIPELINE_VERSION = "8"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

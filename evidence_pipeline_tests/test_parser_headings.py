@@ -145,3 +145,17 @@ def test_a_statement_with_one_ruling_keeps_labels_apart_and_its_period_heads():
     header = " ".join(" ".join(r) for r in table.header)
     assert "April 30, 2023" in header and "May 1, 2022" in header, table.header
     assert any("Research and development" in s and "April 30, 2023" in s and "1,875" in s for s in table.row_sentences), table.row_sentences[:6]
+
+
+def test_an_item_heading_that_did_not_wrap_keeps_the_statement_title_under_it_apart():
+    # Microsoft sets "ITEM 1. FINANCIAL STATEMENTS" and "INCOME STATEMENTS" on two centred lines of
+    # one style; the first had room for the next word, so the second is the statement's title.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2023 Q1 MSFT.pdf", pages=(3, 4))
+    heads = [b.text for b in doc.blocks if b.label == "section_header"]
+    assert "ITEM 1. FINANCIAL STATEMENTS" in heads, heads
+    tables = [u for u in build_units(doc) if u.kind == "table"]
+    income = [u for u in tables if u.caption == "INCOME STATEMENTS"]
+    assert len(income) == 1 and len(income[0].rows) >= 20, [(u.caption, u.section_path) for u in tables]
+    assert income[0].section_path[-1] == "ITEM 1. FINANCIAL STATEMENTS"

@@ -79,6 +79,18 @@ class PageAnalyser:
             """A justified line that runs to the text's right edge: its paragraph goes on."""
             return line.box.r >= right - 1.5 * line.size and line.box.width >= 0.6 * (right - left)
 
+        gutter = self.tables.gutter(spans)
+        column = (right - left) if gutter is None else max(gutter - left, right - gutter)
+
+        def unwrapped(heading: Span, nxt: Span) -> bool:
+            """A one-line "Item 1. Financial Statements" with room left for the next line's
+            first word did not wrap: the line under it starts something of its own."""
+            if not _STRUCTURAL.match(heading.text) or len(heading.text.split()) < 3 or not nxt.text.strip():
+                return False
+            first = nxt.text.split()[0]
+            room = heading.box.width + nxt.box.width * (len(first) + 1) / max(len(nxt.text), 1)
+            return room < 0.8 * column
+
         blocks: list[list[Span]] = []
         for s in sorted(spans, key=lambda s: (s.box.t, s.box.l)):
             starts_new = bool(
@@ -105,6 +117,8 @@ class PageAnalyser:
                     if last.bold != s.bold and not caption:  # a caption's label is often bold, its text not
                         continue
                     if self._headingish(blk) and len(blk) >= 2:
+                        continue
+                    if len(blk) == 1 and unwrapped(last, s):
                         continue
                     if last.box.r < s.box.r - max(0.25 * s.box.width, 3 * s.size):
                         continue  # the line above stops short: its paragraph (or heading) ended there
