@@ -144,20 +144,17 @@ def _env_number(name: str, default, kind, *, minimum):
 
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed"]
 EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed")
-# Measured: retrieval (the full system of
-# `evidence-pipeline eval`) on the sample set (`make eval`,
-# 53 questions) and the twins (`make eval-twins`, 654). full ev@1 / doc@1, and speed against
-# raw fp32 torch encode (one thread, embedding_onnx.BATCH_SIZE):
-#   onnx (fp32, vectors as torch's)  0.943 / 0.981 sample   0.962 / 0.988 twins   1.5x
-#   onnx-int8 (batches of 32)        0.925 / 0.981          0.965 / 0.989         2.7x
-#   onnx-int8-mixed                  0.981 / 0.981          0.957 / 0.988         2.1x
-# The default stays fp32 all the same: dynamic int8 scales each batch's activations by the
-# batch, so a text's vector depends on the texts batched with it (cosine 0.996 between a row
-# embedded alone and in a batch of six, measured with the mixed variant): the same document would
-# get other vectors in a one-file ingest than in a backfill, and a query than its own text in the
-# index. fp32 vectors do not depend on the batch (``test_embedding_onnx``). Dense retrieval alone
-# (eu_dense) also drops with the mixed variant: ev@1 0.736 -> 0.717 on the sample set, 0.379 ->
-# 0.335 on the twins. The int8 variants are there for who takes that trade for speed.
+# Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
+# `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
+# --texts 400` (load 1.8): onnx 1.38x, 1.000; onnx-int8-mixed 1.88x, 0.994; onnx-int8 2.21x,
+# 0.988. Retrieval, the full system's ev@1 / doc@1 (`EVIDENCE_EMBED_BACKEND=... make eval` and
+# `make eval-twins`): see the README's Performance table.
+# The default is fp32: dynamic int8 scales each batch's activations by the batch, so a text's
+# vector depends on the texts batched with it (``test_embedding_onnx`` pins it): the same
+# document would get other vectors in a one-file ingest than in a backfill, and a query other
+# than its own text in the index. fp32 vectors do not depend on the batch. Dense retrieval alone
+# (eu_dense) also drops with the mixed variant. The int8 variants are there for who takes that
+# trade for speed.
 DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx"
 
 
@@ -174,7 +171,7 @@ class EmbeddingSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     model: str | None = None  # None -> packaged all-MiniLM-L6-v2
-    batch_size: int = 32
+    batch_size: int = 32  # texts per batch for torch; the ONNX backends use embedding_onnx.BATCH_SIZE (measured)
     backend: EmbedBackend = DEFAULT_EMBED_BACKEND
     cache_dir: str | None = None
 

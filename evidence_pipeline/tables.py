@@ -9,9 +9,10 @@ from __future__ import annotations
 import html
 import re
 
-_SUPER_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_SUPER_LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
-_MARKS = rf"[*†‡§¶]+|[{_SUPER_DIGITS}{_SUPER_LETTERS}]+"
+# superscript digits and letters as footnote markers print them (``parser.raised_markers`` writes them)
+SUPER_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+SUPER_LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
+_MARKS = rf"[*†‡§¶]+|[{SUPER_DIGITS}{SUPER_LETTERS}]+"
 _FOOTNOTE_MARK = re.compile(rf"^(?P<value>.*?\S)\s*(?P<mark>{_MARKS})$")
 # A footnote line opens with its marker: "* text", "† text", "a) text", "1. text", "¹ text".
 # A lone lower-case letter opens a note too ("a Temperature, pulse ..."): footnotes keyed to
@@ -19,7 +20,7 @@ _FOOTNOTE_MARK = re.compile(rf"^(?P<value>.*?\S)\s*(?P<mark>{_MARKS})$")
 _FOOTNOTE_LINE = re.compile(
     rf"^\s*(?P<mark>{_MARKS}|\(?[a-z]\)|\(?\d{{1,2}}\)|\d{{1,2}}\.?(?=\s)|[a-z](?=\s+[A-Z(<>~≤≥\d]))\s*(?P<text>\S.*)$"
 )
-_SUPERSCRIPT = str.maketrans(_SUPER_DIGITS + _SUPER_LETTERS, "0123456789abcdefghijklmnoprstuvwxyz")
+_SUPERSCRIPT = str.maketrans(SUPER_DIGITS + SUPER_LETTERS, "0123456789abcdefghijklmnoprstuvwxyz")
 
 
 def norm_mark(mark: str) -> str:

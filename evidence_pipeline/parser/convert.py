@@ -16,6 +16,7 @@ from evidence_pipeline.parser.docling_items import Entry, read_entries, table_ce
 from evidence_pipeline.parser.headings import (
     demote_non_headings,
     join_bare_structural,
+    levelled,
     repeated_headings,
     structural_levels,
     table_titles,
@@ -161,7 +162,7 @@ def docling_to_parsed(
                     order=order,
                     page=e.page,
                     bbox=e.bbox,
-                    level=e.level if e.label == "section_header" or (e.label == "caption" and e.table_of is not None) else None,
+                    level=e.level if levelled(e) else None,
                 )
             )
     out_tables = _link_continuations(out_tables, entries, table_ids)
@@ -188,15 +189,15 @@ def _is_table_caption(e: Entry) -> bool:
 
 def _normalise_levels(entries: list[Entry]) -> None:
     """Section levels start at 1 (a document title is not a section level)."""
-    levelled = [e for e in entries if e.label == "section_header" or (e.label == "caption" and e.level)]
-    levels = [e.level for e in levelled if e.level]
+    heads = [e for e in entries if levelled(e)]
+    levels = [e.level for e in heads if e.level]
     if not levels:
-        for e in levelled:
+        for e in heads:
             e.level = 1
         return
     # Docling's style-based levels can skip numbers (1, 3, 6); ranks keep the order without gaps.
     rank = {lvl: i + 1 for i, lvl in enumerate(sorted(set(levels)))}
-    for e in levelled:
+    for e in heads:
         e.level = rank.get(e.level or min(levels), 1)
 
 

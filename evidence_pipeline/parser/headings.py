@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from evidence_pipeline.parser.docling_items import Entry
+from evidence_pipeline.parser.docling_items import Entry, table_cells
+from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
 
 _DIGITS = re.compile(r"\d+")
@@ -72,6 +73,12 @@ def not_a_heading(text: str) -> bool:
     )
 
 
+def levelled(e: Entry) -> bool:
+    """A heading, or a heading read as its table's caption (``table_titles``): it keeps a
+    level, the sections it opens or ends."""
+    return e.label == "section_header" or (e.label == "caption" and e.level is not None)
+
+
 def demote_non_headings(entries: list[Entry]) -> None:
     for e in entries:
         if e.label == "section_header" and not_a_heading(e.text):
@@ -84,7 +91,7 @@ def repeated_headings(entries: list[Entry], n_pages: int) -> None:
     sections, only the same "Item 1" on every page is a running head."""
     if n_pages < 3:
         return
-    ends = _page_ends(entries)
+    ends = {i for pair in page_extremes(entries).values() for i in pair}  # a running head reads first or last
     pages: dict[str, set[int]] = {}
     for e in entries:
         if e.label == "section_header" and e.page is not None and id(e) in ends:
@@ -92,21 +99,6 @@ def repeated_headings(entries: list[Entry], n_pages: int) -> None:
     for e in entries:
         if e.label == "section_header" and len(pages.get(_repeat_key(e.text), ())) >= 3:
             e.label, e.level = "page_header", None
-
-
-def _page_ends(entries: list[Entry]) -> set[int]:
-    """ids of the first and last body entry of each page: where a running head reads. A
-    heading in mid-page ("Three Months Ended" over a statement's columns) repeats for
-    other reasons."""
-    by_page: dict[int, list[Entry]] = {}
-    for e in entries:
-        if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
-            by_page.setdefault(e.page, []).append(e)
-    ends: set[int] = set()
-    for items in by_page.values():
-        ends.add(id(min(items, key=lambda x: x.bbox.t)))
-        ends.add(id(max(items, key=lambda x: x.bbox.b)))
-    return ends
 
 
 def join_bare_structural(entries: list[Entry]) -> None:
@@ -143,7 +135,7 @@ def join_bare_structural(entries: list[Entry]) -> None:
 def structural_levels(entries: list[Entry]) -> int:
     """Part/Item-style headings take the top levels, ranked by kind (``_KIND_RANK``);
     every other heading keeps its relative level below them. Returns how many levels they took."""
-    heads = [e for e in entries if e.label == "section_header" or (e.label == "caption" and e.level)]
+    heads = [e for e in entries if levelled(e)]
     found = {m.group(1).lower() for m in (STRUCTURAL_RE.match(e.text) for e in heads) if m}
     kinds = [k for k in _KIND_RANK if k in found]
     if not kinds:
@@ -234,9 +226,8 @@ def _title_lines(body: list[Entry], j: int, below: Entry, document_title: str, n
 def _noted_inside(table: Entry) -> bool:
     """The table carries its own unit note in a top cell ("(In Millions; Unaudited)" over the
     row labels), as a note line above it would."""
-    data = getattr(table.item, "data", None)
-    cells = getattr(data, "table_cells", None) or []
-    return any(c.start_row_offset_idx < 3 and is_table_note(c.text.strip()) for c in cells)
+    cells, _ = table_cells(table.item)  # type: ignore[arg-type]
+    return any(c.row < 3 and is_table_note(c.text) for c in cells)
 
 
 def _capitals(text: str) -> bool:

@@ -30,13 +30,7 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     if len(doc.pages) < 3:
         return
     seen: dict[tuple[str, str], set[int]] = {}
-    extremes: dict[int, tuple[int, int]] = {}
-    by_page: dict[int, list[Entry]] = {}
-    for e in entries:
-        if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
-            by_page.setdefault(e.page, []).append(e)
-    for page, items in by_page.items():
-        extremes[page] = (id(min(items, key=lambda x: x.bbox.t)), id(max(items, key=lambda x: x.bbox.b)))
+    extremes = page_extremes(entries)
     for e in entries:
         if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
             continue
@@ -58,6 +52,19 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
                 e.label = "page_header" if where == "top" else "page_footer"
                 e.level = None
     place_furniture(entries, doc)
+
+
+def page_extremes(entries: list[Entry]) -> dict[int, tuple[int, int]]:
+    """Per page, the ids of its first (topmost) and last (lowest) entry outside the furniture:
+    where running lines read."""
+    by_page: dict[int, list[Entry]] = {}
+    for e in entries:
+        if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
+            by_page.setdefault(e.page, []).append(e)
+    return {
+        page: (id(min(items, key=lambda x: x.bbox.t)), id(max(items, key=lambda x: x.bbox.b)))
+        for page, items in by_page.items()
+    }
 
 
 def _edge(e: Entry, extremes: dict[int, tuple[int, int]], page_height: float) -> str | None:

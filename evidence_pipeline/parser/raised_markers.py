@@ -17,8 +17,9 @@ from bisect import bisect_left, bisect_right
 
 from evidence_pipeline.parser.geometry import Box, Span
 from evidence_pipeline.parser.scripts import letter_weight
+from evidence_pipeline.tables import SUPER_DIGITS, SUPER_LETTERS
 
-_SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz()", "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ⁽⁾"))
+_SUPERSCRIPTS = dict(zip("0123456789abcdefghijklmnoprstuvwxyz()", SUPER_DIGITS + SUPER_LETTERS + "⁽⁾"))
 _MARKER = re.compile(r"[^\W_]{1,2}\)?")
 TIGHT = 0.08  # a gap under this share of the type size is no word space
 

@@ -23,7 +23,7 @@ from evidence_pipeline.parser.grid import (
     resolve_overlaps,
     ruled_spans,
 )
-from evidence_pipeline.parser.raised_markers import is_raised_marker, superscript
+from evidence_pipeline.parser.raised_markers import TIGHT, is_raised_marker, superscript
 from evidence_pipeline.parser.scripts import between_hangul
 from evidence_pipeline.parser.text_lines import group_rows, is_numeric
 
@@ -46,7 +46,7 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
                     raised = superscript(w.text) if is_raised_marker(w, cur, row.size) else None
                     # a picture-font glyph (bullet, check box) never belongs to the word it touches
                     apart = (
-                        gap > 0.08 * w.size
+                        gap > TIGHT * w.size
                         or between_hangul(cur.text, w.text)
                         or is_dingbat_font(last_font) != is_dingbat_font(w.font)
                     )

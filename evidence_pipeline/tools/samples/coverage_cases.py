@@ -22,6 +22,7 @@ from pathlib import Path
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
+from evidence_pipeline.tools.samples.layout_cases import write_cases
 from evidence_pipeline.tools.samples.render import typeface
 
 WIDTH, HEIGHT = A4
@@ -174,9 +175,4 @@ CASES = {
 
 
 def write_coverage_cases(out_dir: Path) -> dict[str, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for name, build in CASES.items():
-        paths[name] = out_dir / f"{name}.pdf"
-        build(paths[name])
-    return paths
+    return write_cases(CASES, out_dir)

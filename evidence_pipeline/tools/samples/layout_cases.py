@@ -16,6 +16,7 @@ writes them all and returns their paths by name.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
@@ -146,10 +147,15 @@ def centred_table(path: Path) -> None:
 CASES = {"title_page": title_page, "key_value": key_value, "schedule": schedule, "centred_table": centred_table}
 
 
-def write_layout_cases(out_dir: Path) -> dict[str, Path]:
+def write_cases(cases: dict[str, Callable[[Path], None]], out_dir: Path) -> dict[str, Path]:
+    """Build every case into ``out_dir/<name>.pdf``; name -> path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for name, build in CASES.items():
+    for name, build in cases.items():
         paths[name] = out_dir / f"{name}.pdf"
         build(paths[name])
     return paths
+
+
+def write_layout_cases(out_dir: Path) -> dict[str, Path]:
+    return write_cases(CASES, out_dir)
