@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 # line-end dashes and hyphenated words across blocks read as printed; 7: filings' headings —
 # bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions,
 # white gaps split label columns beside a lone ruling, column heads further above a table;
-# 8: a one-line Item heading with room left did not wrap — the line under it is its own).
-PIPELINE_VERSION = "8"
+# 8: a one-line Item heading with room left did not wrap — the line under it is its own;
+# 9: a child's prefix holds the title's head and the two innermost headings, not the whole path).
+PIPELINE_VERSION = "9"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -92,7 +93,7 @@ def prepare(doc: ParsedDoc, counter: TokenCounter, options: PipelineOptions) -> 
 
 def sparse_vectors(children: Sequence[ChildUnit], encoder: SparseEncoder | None = None) -> list[SparseVector]:
     encoder = encoder or SparseEncoder()
-    return [encoder.encode_document(c.embed_text) for c in children]
+    return [encoder.encode_document(c.sparse_text) for c in children]
 
 
 def document_points(

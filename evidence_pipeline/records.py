@@ -208,6 +208,17 @@ ChildKind = Literal["row", "context", "summary", "caption", "footnote", "sentenc
 CaptionSource = Literal["direct", "inferred", "none"]
 
 
+# Every child repeats its unit's prefix, so the prefix is most of what is embedded: with the
+# whole title and section path it was 58% of the word pieces of the 10-Q children (43 of 75 on
+# average), which is embedding time, and it diluted the child's own words in its vector. Kept
+# for the dense vector: the title's head, the two innermost headings (each to its head), the
+# caption whole; BM25 still indexes the whole location (``ChildUnit.sparse_text``).
+# Measured by `make eval`, `make eval-twins`, `make eval-sec` (README, "Children").
+LOCATION_TITLE_WORDS = 12
+LOCATION_SECTION_LEVELS = 2
+LOCATION_HEADING_WORDS = 10
+
+
 class EvidenceUnit(Record):
     """A parent: one table with everything needed to read it, or one section chunk.
 
@@ -284,10 +295,24 @@ class EvidenceUnit(Record):
 
     @property
     def location(self) -> str:
-        """Where the unit lives: the prefix shared by its children and the head of its text."""
+        """Where the unit lives, whole: document id and title, section path, caption. BM25
+        indexes it with every child's text (``ChildUnit.sparse_text``)."""
         parts = [f"{self.doc_id} {self.doc_title}".strip()]
         if self.section_path:
             parts.append(" > ".join(self.section_path))
+        if self.caption:
+            parts.append(self.caption)
+        return " | ".join(parts)
+
+    @property
+    def prefix(self) -> str:
+        """The short locator every child of the unit is embedded with (``LOCATION_*``): the
+        document id, the head of its title, the innermost headings and the caption."""
+        title = " ".join(self.doc_title.split()[:LOCATION_TITLE_WORDS])
+        parts = [f"{self.doc_id} {title}".strip()]
+        if self.section_path:
+            inner = self.section_path[-LOCATION_SECTION_LEVELS:]
+            parts.append(" > ".join(" ".join(h.split()[:LOCATION_HEADING_WORDS]) for h in inner))
         if self.caption:
             parts.append(self.caption)
         return " | ".join(parts)
@@ -361,7 +386,8 @@ class EvidenceUnit(Record):
                 doc_id=self.doc_id,
                 kind=kind,
                 text=text,
-                prefix=self.location,
+                prefix=self.prefix,
+                locator=self.location,
             )
             for i, (kind, text) in enumerate(items)
             if text.strip()
@@ -396,11 +422,19 @@ class ChildUnit(Record):
     doc_id: str
     kind: ChildKind
     text: str
-    prefix: str = Field(description="where the child lives: document, section path, caption")
+    prefix: str = Field(description="where the child lives, short (EvidenceUnit.prefix): embedded with the text")
+    locator: str = Field("", description="where the child lives, whole (EvidenceUnit.location): indexed by BM25 with the text")
 
     @property
     def embed_text(self) -> str:
         return f"{self.prefix}\n{self.text}" if self.prefix else self.text
+
+    @property
+    def sparse_text(self) -> str:
+        """What BM25 indexes: the whole locator (an identifier or heading word the short
+        prefix leaves out still matches) and the text."""
+        head = self.locator or self.prefix
+        return f"{head}\n{self.text}" if head else self.text
 
 
 class SearchHit(Record):

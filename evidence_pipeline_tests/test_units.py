@@ -49,6 +49,27 @@ def test_retrieval_units_carry_parent_and_prefix():
     assert len({c.child_id for c in children}) == len(children)
 
 
+def test_children_embed_a_short_prefix_and_bm25_indexes_the_whole_location():
+    from evidence_pipeline.pipeline import sparse_vectors
+    from evidence_pipeline.sparse import token_index
+
+    long_title = "Quarterly Report on Form 10-Q of Example Holdings for the period ended March 31, 2023"
+    path = ["PART I. FINANCIAL INFORMATION", "ITEM 2. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS", "Liquidity"]
+    unit = _table(build_units(lnp_doc())).model_copy(update={"doc_title": long_title, "section_path": path})
+    child = unit.retrieval_units[0]
+    # the embedded prefix: title's first 12 words, the two innermost headings (each to 10 words), the caption
+    assert child.prefix == (
+        "SOP-8812 Quarterly Report on Form 10-Q of Example Holdings for the period ended"
+        " | ITEM 2. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND > Liquidity"
+        " | Table 1: Pump flow rate limits"
+    )
+    assert child.embed_text == f"{child.prefix}\n{child.text}"
+    # BM25 still sees the whole location: the outer heading and the title's tail
+    assert child.locator == unit.location and child.sparse_text == f"{unit.location}\n{child.text}"
+    [vector] = sparse_vectors([child])
+    assert {token_index("part"), token_index("2023"), token_index("operation")} <= set(vector.indices)
+
+
 def test_section_chunks_exclude_table_context_and_furniture():
     units = build_units(lnp_doc())
     sections = [u for u in units if u.kind == "section"]
