@@ -1,0 +1,59 @@
+"""What ingest embeds, in word pieces: children, pieces of the embedded texts, and the share of
+them that is the location prefix, per child kind.
+
+    python -m evidence_pipeline.benchmark.child_tokens data/cache/eval/parsed/<parser>
+
+reads every ParsedDoc JSON in the folder (the eval parse cache; ``make eval-sec`` fills it
+for the 10-Qs) and builds units and children as ingest does. Embedding time grows with the
+pieces, so this is the size of the embedding work without timing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from evidence_pipeline import pipeline
+from evidence_pipeline.embedding import token_counter
+from evidence_pipeline.records import ParsedDoc
+
+
+def measure(folder: str | Path, doc_prefix: str = "") -> dict:
+    counter = token_counter(None)
+    children = pieces = prefix = 0
+    kinds: Counter = Counter()
+    kind_pieces: Counter = Counter()
+    docs = 0
+    for path in sorted(Path(folder).glob("*.json")):
+        if path.name.endswith(".docling.json"):
+            continue
+        doc = ParsedDoc.model_validate_json(path.read_text())
+        if not doc.doc_id.startswith(doc_prefix):
+            continue
+        docs += 1
+        kids = pipeline.children_of(pipeline.document_units(doc, pipeline.PipelineOptions(), counter), counter)
+        counts = counter.counts([c.embed_text for c in kids])
+        children += len(kids)
+        pieces += sum(counts)
+        prefix += sum(counter.counts([c.prefix for c in kids]))
+        for child, n in zip(kids, counts):
+            kinds[child.kind] += 1
+            kind_pieces[child.kind] += n
+    return {
+        "documents": docs,
+        "children": children,
+        "word_pieces": pieces,
+        "prefix_pieces": prefix,
+        "prefix_share": round(prefix / pieces, 3) if pieces else 0.0,
+        "pieces_per_child": {k: round(kind_pieces[k] / kinds[k], 1) for k in sorted(kinds)},
+    }
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description="Word pieces ingest embeds for the parsed documents in a folder.")
+    ap.add_argument("parsed", help="folder of ParsedDoc JSON files, e.g. data/cache/eval/parsed/<parser>")
+    ap.add_argument("--doc-prefix", default="", help="only documents whose id starts with this")
+    args = ap.parse_args()
+    print(json.dumps(measure(args.parsed, args.doc_prefix), indent=2))
