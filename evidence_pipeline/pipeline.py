@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 # bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions,
 # white gaps split label columns beside a lone ruling, column heads further above a table;
 # 8: a one-line Item heading with room left did not wrap — the line under it is its own;
-# 9: a child's prefix holds the title's head and the two innermost headings, not the whole path).
+# 9: a child's prefix holds the title's head and the two innermost headings, not the whole path;
+# a period head centred over two value columns heads both, a row of its own).
 PIPELINE_VERSION = "9"
 
 class PipelineOptions(BaseModel):

@@ -159,3 +159,23 @@ def test_an_item_heading_that_did_not_wrap_keeps_the_statement_title_under_it_ap
     income = [u for u in tables if u.caption == "INCOME STATEMENTS"]
     assert len(income) == 1 and len(income[0].rows) >= 20, [(u.caption, u.section_path) for u in tables]
     assert income[0].section_path[-1] == "ITEM 1. FINANCIAL STATEMENTS"
+
+
+@pytest.mark.parametrize(
+    ("name", "page", "label", "first", "second"),
+    [
+        # "Three Months Ended" centred over "April 30, / 2023" and "May 1, / 2022" (one lone ruling)
+        ("2023 Q1 NVDA", 3, "Research and development", "Three Months Ended / April 30, 2023: 1,875", "Three Months Ended / May 1, 2022: 1,618"),
+        # "Three Months Ended" and "March 31," both centred over "2022" and "2023"
+        ("2023 Q1 AMZN", 4, "Technology and content", "Three Months Ended March 31, / 2022: 14,842", "Three Months Ended March 31, / 2023: 20,450"),
+    ],
+)
+def test_a_period_head_centred_over_two_columns_heads_both(name, page, label, first, second):
+    # The group head was folded into the first column's head ("Three Months Ended April 30,
+    # 2023" | "May 1, 2022"), or split between them ("Three Months Ended 2022" | "March 31, 2023").
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / f"{name}.pdf", pages=(page, page))
+    (table,) = [u for u in build_units(doc) if u.kind == "table"]
+    sentence = next(s for s in table.row_sentences if s.startswith(label + " |"))
+    assert sentence == f"{label} | {first}; {second}", table.row_sentences[:4]

@@ -180,7 +180,8 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
                 or min(b.r, ext[c][1]) - max(b.l, ext[c][0]) >= 0.25 * max(ext[c][1] - ext[c][0], 1)
                 or c == _col_of(s.box.cx, edges)
             ]
-            c0, c1 = min(keep), max(keep)
+            if c0 == 0 or not _centred_over(b, [ext[c] for c in range(c0, c1 + 1)], s.size):
+                c0, c1 = min(keep), max(keep)
         return c0, c1
 
     value_left = min((e[0] for e in ext[1:] if e is not None), default=box.r)
@@ -276,6 +277,15 @@ def _rule_breaks(rules: Rules, edges: list[float], box: Box) -> list[float]:
     return [float(y) for y, cols in ends.items() if len(cols) == len(edges)]
 
 
+def _centred_over(b: Box, extents: list, size: float) -> bool:
+    """A header phrase over value columns, centred over those it reaches into, heads them all
+    ("March 31," printed once over "2022" and "2023"), however narrow it is."""
+    if len(extents) < 2 or any(e is None for e in extents):
+        return False
+    left, right = extents[0][0], extents[-1][1]
+    return abs(b.cx - (left + right) / 2) <= max(size, 0.05 * (right - left))
+
+
 def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, stub_rows: bool = False) -> bool:
     """A wrapped line: stub column empty, not numbers, each phrase under exactly one phrase above."""
     if _col_of(line[0].box.l + 1, edges) == 0 and edges:
@@ -284,7 +294,8 @@ def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, 
     if any(max(p.box.b for p in prev) - 1 <= y <= top + 1 for y, _, _ in h_rules):
         return False
     if stub_rows:
-        return True
+        # a group head ("Three Months Ended") over the heads of its columns stays a row of its own
+        return not any(sum(1 for s in line if s.box.h_overlap(p.box) > 0) > 1 for p in prev)
     if all(is_numeric(s.text) for s in line):
         return False
     gap = top - max(s.box.b for s in prev)
