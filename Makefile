@@ -83,8 +83,12 @@ parse-quality: install
 screenshots: install
 	EVIDENCE_UI_SCREENSHOTS=$(CURDIR)/docs $(BIN)/pytest -q evidence_pipeline_tests/test_ui.py evidence_pipeline_tests/test_search_page.py
 
+# Dagster 1.13 marks `dagster dev` as superseded by `dg dev` (the dg CLI, a project layout this
+# repository does not use) and warns on every start; the command itself is supported.
+DEV_WARNINGS := PYTHONWARNINGS='ignore:Function `dev_command` is superseded'
+
 dev: corpus
-	$(BIN)/dagster dev -w workspace.yaml
+	$(DEV_WARNINGS) $(BIN)/dagster dev -w workspace.yaml
 
 # A local PostgreSQL cluster for Dagster's storage (Debian package `postgresql`; .ci/run installs it),
 # in data/postgres on 127.0.0.1:$(PG_PORT). Idempotent: a running cluster is left as it is.
@@ -101,7 +105,7 @@ postgres-stop:
 # `make dev` with the instance on Postgres (deploy/postgres/dagster.yaml) in data/dagster_home_pg.
 dev-postgres: corpus postgres
 	mkdir -p data/dagster_home_pg && cp deploy/postgres/dagster.yaml data/dagster_home_pg/
-	DAGSTER_HOME=$(CURDIR)/data/dagster_home_pg DAGSTER_PG_URL=$(PG_URL) $(BIN)/dagster dev -w workspace.yaml
+	$(DEV_WARNINGS) DAGSTER_HOME=$(CURDIR)/data/dagster_home_pg DAGSTER_PG_URL=$(PG_URL) $(BIN)/dagster dev -w workspace.yaml
 
 # Dagster at 100,000 documents on Postgres: partitions, sensor ticks, a batched backfill through
 # the daemon (report in data/reports/dagster-scale). BENCH_DAGSTER_ARGS="--docs 100000 --backfill 1000".

@@ -117,3 +117,10 @@ def test_a_failing_document_fails_its_batch_naming_every_bad_file(tmp_path):
     assert failure.step_key == "parsed_docs"
     description = failure.step_failure_data.user_failure_data.description
     assert description.startswith("1 of 2 documents failed") and "a-broken.pdf" in description
+
+
+def test_metadata_for_a_document_outside_the_run_is_refused():
+    from evidence_pipeline.orchestration.batching import record_metadata
+
+    with pytest.raises(dg.DagsterInvariantViolationError, match="'c'"):
+        record_metadata(dg.build_asset_context(), ["a", "b"], "c", {"points": 1})

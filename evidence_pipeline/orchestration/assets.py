@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from evidence_pipeline import pipeline
 from evidence_pipeline.corpus import doc_id_for, file_fingerprint, scan
 from evidence_pipeline.errors import EvidencePipelineError
-from evidence_pipeline.orchestration.batching import BACKFILL_POLICY, each, partition_keys, run_batched
+from evidence_pipeline.orchestration.batching import BACKFILL_POLICY, each, partition_keys, record_metadata, run_batched
 from evidence_pipeline.orchestration.history import latest_metadata
 from evidence_pipeline.orchestration.resources import (
     CorpusResource,
@@ -253,8 +253,9 @@ def qdrant_points(
     options = pipeline_options.options()
     # One store session for the batch: Edge is locked while open, so the step holds it
     # once instead of once per document.
+    keys = partition_keys(context)
     with store.open() as s:
-        for key, (doc, units, embedded, sparse) in each(context, parsed_docs, split_units, child_embeddings, bm25_index):
+        for key, (doc, units, embedded, sparse) in each(context, parsed_docs, split_units, child_embeddings, bm25_index, keys=keys):
             embedded: ChildEmbeddings
             sparse: list[SparseVector]
             version = options.version(doc.parser, embedded.model_id)
@@ -268,7 +269,7 @@ def qdrant_points(
                 "content_hash": doc.content_hash,
                 "pipeline_version": version,
             }
-            context.add_asset_metadata(metadata, partition_key=key)
+            record_metadata(context, keys, key, metadata)
         # A large embedded store gets its search index once enough points lack one (Edge has
         # no background optimizer); the write lock is still held, so searches wait meanwhile.
         if s.index_if_due():
