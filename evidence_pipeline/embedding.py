@@ -216,8 +216,18 @@ class Embedder:
         return self.model_id if backend == "torch" else f"{self.model_id}@{backend}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, in order. A text given more than once (children that
+        repeat a row or a sentence under the same prefix) is embedded once."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))
+        if len(unique) < len(texts):
+            vectors = self._embed(unique)
+            at = {text: i for i, text in enumerate(unique)}
+            return vectors[[at[t] for t in texts]]
+        return self._embed(list(texts))
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         backend, model = self._loaded()
         if backend != "torch":
             return model.encode(list(texts))  # its own batch size (embedding_onnx.BATCH_SIZE, measured)

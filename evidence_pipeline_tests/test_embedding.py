@@ -45,3 +45,19 @@ def test_embeddings_are_normalised_and_rank_the_paraphrase_first():
     query = embedder.embed_query("What is the flow rate of the aqueous phase?")
     assert int(np.argmax(vectors @ query)) == 0
     assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_a_repeated_text_is_embedded_once_and_returned_at_every_place():
+    class Counting(Embedder):
+        seen: list[list[str]] = []
+
+        def _embed(self, texts):
+            self.seen.append(list(texts))
+            return super()._embed(texts)
+
+    embedder = Counting()
+    texts = ["Aqueous Phase 1 | Max: 1.8", "Store at 2 to 8 °C.", "Aqueous Phase 1 | Max: 1.8"]
+    vectors = embedder.embed(texts)
+    assert embedder.seen == [texts[:2]]
+    assert vectors.shape == (3, embedder.dim) and np.array_equal(vectors[0], vectors[2])
+    assert np.allclose(vectors[:2], embedder.embed(texts[:2]), atol=1e-6)
