@@ -13,6 +13,7 @@ def test_counts_the_word_pieces_ingest_embeds(tmp_path):
     kids = [c for d in docs for c in pipeline.children_of(pipeline.document_units(d, pipeline.PipelineOptions(), counter), counter)]
     got = measure(tmp_path)
     assert got["documents"] == 2 and got["children"] == len(kids)
+    assert got["distinct_texts"] == len({c.embed_text for c in kids})
     assert got["word_pieces"] == sum(counter.counts([c.embed_text for c in kids]))
     assert 0 < got["prefix_pieces"] < got["word_pieces"]
     assert set(got["pieces_per_child"]) == {c.kind for c in kids}

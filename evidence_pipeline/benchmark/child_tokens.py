@@ -26,6 +26,7 @@ def measure(folder: str | Path, doc_prefix: str = "") -> dict:
     kinds: Counter = Counter()
     kind_pieces: Counter = Counter()
     docs = 0
+    unique: set[str] = set()
     for path in sorted(Path(folder).glob("*.json")):
         if path.name.endswith(".docling.json"):
             continue
@@ -35,6 +36,7 @@ def measure(folder: str | Path, doc_prefix: str = "") -> dict:
         docs += 1
         kids = pipeline.children_of(pipeline.document_units(doc, pipeline.PipelineOptions(), counter), counter)
         counts = counter.counts([c.embed_text for c in kids])
+        unique.update(c.embed_text for c in kids)  # Embedder.embed embeds each distinct text once
         children += len(kids)
         pieces += sum(counts)
         prefix += sum(counter.counts([c.prefix for c in kids]))
@@ -44,6 +46,7 @@ def measure(folder: str | Path, doc_prefix: str = "") -> dict:
     return {
         "documents": docs,
         "children": children,
+        "distinct_texts": len(unique),
         "word_pieces": pieces,
         "prefix_pieces": prefix,
         "prefix_share": round(prefix / pieces, 3) if pieces else 0.0,
