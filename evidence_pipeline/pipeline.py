@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 # white gaps split label columns beside a lone ruling, column heads further above a table;
 # 8: a one-line Item heading with room left did not wrap — the line under it is its own;
 # 9: a child's prefix holds the title's head and the two innermost headings, not the whole path;
-# a period head centred over two value columns heads both, a row of its own).
+# a period head centred over two value columns heads both, a row of its own; notes printed
+# smaller than a filing's own top headings nest in its outline when it prints no Part or Item).
 PIPELINE_VERSION = "9"
 
 class PipelineOptions(BaseModel):

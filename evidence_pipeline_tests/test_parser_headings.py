@@ -179,3 +179,18 @@ def test_a_period_head_centred_over_two_columns_heads_both(name, page, label, fi
     (table,) = [u for u in build_units(doc) if u.kind == "table"]
     sentence = next(s for s in table.row_sentences if s.startswith(label + " |"))
     assert sentence == f"{label} | {first}; {second}", table.row_sentences[:4]
+
+
+def test_notes_of_a_filing_without_items_nest_in_its_own_outline():
+    # Intel prints no Part or Item headings; its notes are set smaller than "Management's
+    # Discussion and Analysis", which therefore ends the last note instead of nesting in it.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2023 Q1 INTC.pdf", pages=(11, 30))
+    paths = [u.section_path for u in build_units(doc)]
+    mdna = [p for p in paths if "Management's Discussion and Analysis" in p]
+    assert mdna and all(p[0] == "Management's Discussion and Analysis" for p in mdna), mdna[:3]
+    noted = [p for p in paths if any(h.startswith("Note 11 :") for h in p)]
+    assert noted and not any("Management's Discussion and Analysis" in p for p in noted)
+    # the notes keep one level: Note 4 (set a size smaller on its page) is no child of Note 3
+    assert not any(h.startswith("Note 3 :") for p in paths if any(x.startswith("Note 4 :") for x in p) for h in p)

@@ -132,6 +132,20 @@ def join_bare_structural(entries: list[Entry]) -> None:
         entries.remove(e)
 
 
+def _notes_inside(heads: list[Entry]) -> bool:
+    """A file whose only structural headings are notes, and which prints other headings more
+    prominently than any note (Intel's "Management's Discussion and Analysis" over "Note 11 :
+    ..."), nests its notes in its own outline: they take one level, their most prominent one,
+    and the rest keep theirs. Otherwise the notes are the file's top level, as Parts are."""
+    notes = [e for e in heads if STRUCTURAL_RE.match(e.text)]
+    top = min(e.level or 1 for e in notes)
+    if not any((e.level or 1) < top for e in heads if not STRUCTURAL_RE.match(e.text)):
+        return False
+    for e in notes:
+        e.level = top
+    return True
+
+
 def structural_levels(entries: list[Entry]) -> int:
     """Part/Item-style headings take the top levels, ranked by kind (``_KIND_RANK``);
     every other heading keeps its relative level below them. Returns how many levels they took."""
@@ -139,6 +153,8 @@ def structural_levels(entries: list[Entry]) -> int:
     found = {m.group(1).lower() for m in (STRUCTURAL_RE.match(e.text) for e in heads) if m}
     kinds = [k for k in _KIND_RANK if k in found]
     if not kinds:
+        return 0
+    if kinds == ["note"] and _notes_inside(heads):
         return 0
     for e in heads:
         m = STRUCTURAL_RE.match(e.text)
