@@ -33,11 +33,15 @@ from typing import Sequence
 
 import numpy as np
 
+from evidence_pipeline.embedding_quant import quantize_per_token
+
 # Bumped when what is exported (graph inputs/outputs, opset, quantization) changes.
 EXPORT_VERSION = "1"
 # onnx: fp32. onnx-int8: every MatMul int8. onnx-int8-mixed: int8 but for the feed-forward
 # down-projections (the MatMuls that narrow, intermediate -> hidden), which stay fp32.
-ONNX_VARIANTS = ("onnx", "onnx-int8", "onnx-int8-mixed")
+# onnx-int8-token: every MatMul with a constant weight int8, with one activation scale per token
+# (embedding_quant), so a text's vector does not depend on the texts batched with it.
+ONNX_VARIANTS = ("onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
 MODEL_FILE = "model.onnx"
 META_FILE = "export.json"  # written last inside the temporary folder: its presence marks a whole export
 OPSET = 17
@@ -130,6 +134,8 @@ def ensure_exported(model_dir: str | Path, variant: str, cache_dir: str | Path, 
     try:
         if source is None:
             _export_fp32(model_dir, tmp / MODEL_FILE)
+        elif variant == "onnx-int8-token":
+            quantize_per_token(source / MODEL_FILE, tmp / MODEL_FILE)
         else:
             _quantize_int8(source / MODEL_FILE, tmp / MODEL_FILE, keep_down_projections=variant == "onnx-int8-mixed")
         meta = {"model": Path(model_dir).name, "variant": variant, "fingerprint": fingerprint(model_dir), "export_version": EXPORT_VERSION}

@@ -142,8 +142,8 @@ def _env_number(name: str, default, kind, *, minimum):
     return value
 
 
-EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed"]
-EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed")
+EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token"]
+EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
 # Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
 # `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
 # --texts 400` (load 1.8): onnx 1.38x, 1.000; onnx-int8-mixed 1.88x, 0.994; onnx-int8 2.21x,
