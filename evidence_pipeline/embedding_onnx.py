@@ -3,8 +3,10 @@ run without torch.
 
 Why: on 2 CPU cores the model is the wall of ingest, and importing torch plus loading the
 sentence-transformers model is most of a cold ``evidence-pipeline search``. ONNX Runtime
-with the ``tokenizers`` fast tokenizer imports in a fraction of a second, and its int8
-variant (dynamic quantization of the MatMul weights) runs the encoder faster still.
+with the ``tokenizers`` fast tokenizer imports in a fraction of a second, and the int8
+variants run the encoder faster still: ``onnx-int8`` / ``onnx-int8-mixed`` by ORT's dynamic
+quantization (one activation scale per batch), ``onnx-int8-token`` by ``embedding_quant``
+(one activation scale per token, so a text's vector does not depend on its batch).
 
 What is exported: the transformer alone (token embeddings). Pooling and normalisation
 are done here in numpy, read from the model's own ``modules.json`` and pooling config,
@@ -135,7 +137,10 @@ def ensure_exported(model_dir: str | Path, variant: str, cache_dir: str | Path, 
         if source is None:
             _export_fp32(model_dir, tmp / MODEL_FILE)
         elif variant == "onnx-int8-token":
-            quantize_per_token(source / MODEL_FILE, tmp / MODEL_FILE)
+            try:
+                quantize_per_token(source / MODEL_FILE, tmp / MODEL_FILE)
+            except ValueError as exc:
+                raise OnnxExportError(str(exc)) from None
         else:
             _quantize_int8(source / MODEL_FILE, tmp / MODEL_FILE, keep_down_projections=variant == "onnx-int8-mixed")
         meta = {"model": Path(model_dir).name, "variant": variant, "fingerprint": fingerprint(model_dir), "export_version": EXPORT_VERSION}

@@ -159,3 +159,63 @@ def test_a_model_below_opset_13_is_refused_in_one_line(onnx_cache):
     model.opset_import[0].version = 11
     with pytest.raises(ValueError, match=r"^per-token int8 needs opset >= 13 \(QuantizeLinear, ReduceMax\), the model has 11$"):
         per_token_int8(model)
+
+
+def _bias_folded_into_the_kernel(model):
+    """The trap measured on ORT 1.32: the bias given to MatMulIntegerToFloat (as ORT's own
+    fusion does) is multiplied by the row scales too."""
+    readers: dict[str, list] = {}
+    for node in model.graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    constants = {t.name for t in model.graph.initializer}
+    dropped = []
+    for node in model.graph.node:
+        following = readers.get(node.output[0], [])
+        if node.op_type == "MatMulIntegerToFloat" and len(following) == 1 and following[0].op_type == "Add":
+            add = following[0]
+            bias = [i for i in add.input if i in constants]
+            if len(bias) == 1:
+                node.input.extend(["", bias[0]])
+                node.output[0] = add.output[0]
+                dropped.append(add)
+    for add in dropped:
+        model.graph.node.remove(add)
+    assert dropped
+    return model
+
+
+def test_an_int8_model_this_runtime_runs_wrong_is_refused_at_export(onnx_cache, tmp_path):
+    import onnx
+
+    from evidence_pipeline.embedding_quant import check_against
+
+    fp32 = export_dir(resolve_model(None), "onnx", onnx_cache) / MODEL_FILE
+    good = export_dir(resolve_model(None), TOKEN, onnx_cache) / MODEL_FILE
+    check_against(fp32, good)
+    wrong = tmp_path / "wrong.onnx"
+    onnx.save(_bias_folded_into_the_kernel(onnx.load(str(good))), str(wrong))
+    with pytest.raises(ValueError, match=r"per-token int8 model off fp32 on the probe \(cosine "):
+        check_against(fp32, wrong)
+
+
+def test_a_refused_export_falls_back_to_torch_in_one_line(onnx_cache, tmp_path, monkeypatch, capsys, sample_texts):
+    """The export's check failing (here: a bar no int8 model meets) leaves no model behind, and
+    the embedder runs torch, saying why once."""
+    import shutil
+
+    from evidence_pipeline import embedding_quant
+
+    monkeypatch.setattr(embedding_quant, "PROBE_MIN_COSINE", 1.01)
+    cache = tmp_path / "models"
+    cache.mkdir()
+    fp32 = export_dir(resolve_model(None), "onnx", onnx_cache)
+    shutil.copytree(fp32, cache / fp32.name)
+    embedder = Embedder(EmbeddingSettings(backend=TOKEN, cache_dir=str(cache)))
+    vectors = embedder.embed(sample_texts[:2])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("exporting the embedding model to ONNX (onnx-int8-token)")
+    assert err[1].startswith(f"warning: embedding backend {TOKEN} unavailable (") and "off fp32 on the probe" in err[1]
+    assert err[1].endswith("; using torch")
+    assert embedder.running_backend == "torch" and vectors.shape == (2, 384)
+    assert sorted(p.name for p in cache.iterdir()) == [fp32.name]
