@@ -219,3 +219,11 @@ def test_a_refused_export_falls_back_to_torch_in_one_line(onnx_cache, tmp_path, 
     assert err[1].endswith("; using torch")
     assert embedder.running_backend == "torch" and vectors.shape == (2, 384)
     assert sorted(p.name for p in cache.iterdir()) == [fp32.name]
+
+
+def test_the_default_backend_is_the_batch_independent_int8():
+    """The default is the fastest backend whose vectors do not depend on the batch (settings);
+    the dynamic int8 variants' do (``test_embedding_onnx``)."""
+    from evidence_pipeline.settings import DEFAULT_EMBED_BACKEND
+
+    assert DEFAULT_EMBED_BACKEND == TOKEN == Embedder().backend
