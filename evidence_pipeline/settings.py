@@ -147,9 +147,8 @@ EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-in
 EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
 # Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
 # `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
-# --texts 400` (2 shared cores; see the README's Performance table for the figures and loads):
-# onnx 1.37x, 1.000; onnx-int8-mixed 1.88x, 0.994; onnx-int8 2.4x, 0.987; onnx-int8-token
-# 2.15-2.17x, 0.9966. Retrieval, the full system's ev@1 (`EVIDENCE_EMBED_BACKEND=... make eval`
+# --texts 400` (load 1.95): onnx 1.41x, 1.000; onnx-int8-mixed 1.91x, 0.994; onnx-int8 2.41x,
+# 0.987; onnx-int8-token 2.18x, 0.9966 (2.15-2.24x in three other runs at load 2-5). Retrieval, the full system's ev@1 (`EVIDENCE_EMBED_BACKEND=... make eval`
 # and `make eval-twins`): onnx-int8-token equals fp32 (0.943; 0.963 vs 0.962).
 # The default is onnx-int8-token: int8 with one activation scale per token (embedding_quant),
 # so a text's vector is the same alone and in any batch (bit-identical as measured) and a
