@@ -143,7 +143,7 @@ class Embedder:
     """Batched, normalised embeddings. The model loads on first use, once per process and backend.
 
     ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` /
-    ``onnx-int8-mixed`` run the model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
+    ``onnx-int8-mixed`` / ``onnx-int8-token`` run the model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
     torch only for that export). The backend is not part of ``model_id``: every backend
     gives the same model's vectors (fp32 ONNX agrees with torch to cosine >= 0.999, int8 to
     the tolerance ``test_embedding_onnx`` measures), so a store built with one is searched with another.

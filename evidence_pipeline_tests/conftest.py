@@ -13,6 +13,8 @@ from evidence_pipeline_tests.dagster_env import batched_env  # noqa: F401
 from evidence_pipeline_tests.sample_store import sample_store  # noqa: F401
 # The generated SOP corpus ingested undisturbed: what the concurrency and crash tests compare with.
 from evidence_pipeline_tests.ingest_env import sop_reference  # noqa: F401
+# The ONNX variants exported once, and one SOP's children: the embedding tests' inputs.
+from evidence_pipeline_tests.onnx_models import onnx_cache, sample_texts  # noqa: F401
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPORA = SHARED / "corpora"

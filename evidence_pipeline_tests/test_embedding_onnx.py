@@ -15,7 +15,8 @@ from evidence_pipeline import embedding_onnx
 from evidence_pipeline.embedding import Embedder, resolve_model
 from evidence_pipeline.embedding_onnx import META_FILE, MODEL_FILE, ModelLayout, ensure_exported, export_dir
 from evidence_pipeline.errors import SettingsError
-from evidence_pipeline.settings import EmbeddingSettings
+from evidence_pipeline.settings import EMBED_BACKENDS, EmbeddingSettings
+from evidence_pipeline_tests.onnx_models import VARIANTS
 
 REPO = Path(__file__).resolve().parents[1]
 # Measured on the children of two sample SOPs (80 texts): the int8 model's vectors against
@@ -25,39 +26,6 @@ INT8_MIN_COSINE = 0.98
 # The mixed variant (feed-forward down-projections kept fp32), measured on 400 children of the
 # eval corpora: min 0.994, mean 0.9965 against fp32 torch.
 MIXED_MIN_COSINE = 0.99
-VARIANTS = ("onnx", "onnx-int8", "onnx-int8-mixed")
-
-
-@pytest.fixture(scope="session")
-def onnx_cache(tmp_path_factory) -> Path:
-    """Both variants exported once per session, into a cache of this session's own, with the
-    Hugging Face hub switched off: the export reads the packaged folder and nothing else."""
-    cache = tmp_path_factory.mktemp("models")
-    offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    saved = {k: os.environ.get(k) for k in offline}
-    os.environ.update(offline)
-    try:
-        for variant in VARIANTS:
-            ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return cache
-
-
-@pytest.fixture(scope="session")
-def sample_texts(sample_corpus, parse_cached) -> list[str]:
-    """What ingest embeds for one generated SOP: its children's texts (rows, captions, context)."""
-    from evidence_pipeline import pipeline
-    from evidence_pipeline.embedding import token_counter
-
-    counter = token_counter(None)
-    doc = parse_cached(sample_corpus / "SOP-8812.pdf")
-    units = pipeline.document_units(doc, pipeline.PipelineOptions(), counter)
-    return [c.embed_text for c in pipeline.children_of(units, counter)]
 
 
 def _embedder(backend: str, cache: Path | None = None) -> Embedder:
@@ -114,16 +82,15 @@ def test_batches_do_not_change_a_vector(onnx_cache, sample_texts):
     assert np.allclose(alone, together, atol=1e-5)
 
 
-def test_int8_vectors_move_with_the_batch_so_fp32_is_the_default(onnx_cache, sample_texts):
+def test_dynamic_int8_vectors_move_with_the_batch(onnx_cache, sample_texts):
     """Dynamic int8 scales activations per batch: a text embedded alone and in a batch gets two
-    vectors. That is why ``DEFAULT_EMBED_BACKEND`` is fp32, whose vectors do not move."""
-    from evidence_pipeline.settings import DEFAULT_EMBED_BACKEND
-
-    encoder = _embedder("onnx-int8-mixed", onnx_cache).model
-    alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
-    together = encoder.encode(sample_texts[:6], batch_size=6)
-    assert float(np.abs(alone - together).max()) > 1e-3
-    assert DEFAULT_EMBED_BACKEND == "onnx"
+    vectors. That is why neither dynamic variant can be the default (``settings``); the
+    per-token variant's vectors do not move (``test_embedding_quant``)."""
+    for variant in ("onnx-int8", "onnx-int8-mixed"):
+        encoder = _embedder(variant, onnx_cache).model
+        alone = np.stack([encoder.encode([t])[0] for t in sample_texts[:6]])
+        together = encoder.encode(sample_texts[:6], batch_size=6)
+        assert float(np.abs(alone - together).max()) > 1e-3, variant
 
 
 def test_batches_are_cut_by_word_pieces_not_characters(onnx_cache, sample_texts):
@@ -177,6 +144,7 @@ def test_export_is_reused_and_never_half_visible(onnx_cache, monkeypatch):
 
     monkeypatch.setattr(embedding_onnx, "_export_fp32", no_export)
     monkeypatch.setattr(embedding_onnx, "_quantize_int8", no_export)
+    monkeypatch.setattr(embedding_onnx, "quantize_per_token", no_export)
     mtime = (folder / MODEL_FILE).stat().st_mtime_ns
     assert ensure_exported(model, "onnx-int8", onnx_cache) == export_dir(model, "onnx-int8", onnx_cache)
     assert (folder / MODEL_FILE).stat().st_mtime_ns == mtime
@@ -197,7 +165,8 @@ def test_bad_backend_setting_is_one_line(monkeypatch):
     monkeypatch.setenv("EVIDENCE_EMBED_BACKEND", "tensorrt")
     with pytest.raises(SettingsError) as err:
         EmbeddingSettings.from_env()
-    assert str(err.value) == "EVIDENCE_EMBED_BACKEND='tensorrt': expected one of torch, onnx, onnx-int8, onnx-int8-mixed"
+    assert str(err.value) == f"EVIDENCE_EMBED_BACKEND='tensorrt': expected one of {', '.join(EMBED_BACKENDS)}"
+    assert EMBED_BACKENDS == ("torch", *VARIANTS)
     monkeypatch.setenv("EVIDENCE_EMBED_BACKEND", "onnx")
     assert EmbeddingSettings.from_env().backend == "onnx"
 
@@ -208,12 +177,12 @@ def test_bad_backend_on_the_command_line(tmp_path):
         [sys.executable, "-m", "evidence_pipeline.cli", "search", "flow rate"], capture_output=True, text=True, env=env, timeout=120
     )
     assert out.returncode != 0
-    assert out.stderr.strip().splitlines() == [f"error: EVIDENCE_EMBED_BACKEND='gpu': expected one of torch, onnx, onnx-int8, onnx-int8-mixed"]
+    assert out.stderr.strip().splitlines() == [f"error: EVIDENCE_EMBED_BACKEND='gpu': expected one of {', '.join(EMBED_BACKENDS)}"]
 
 
 def test_cache_ids_keep_backends_apart():
     ids = {b: _embedder(b).cache_id for b in ("torch", *VARIANTS)}
-    assert len(set(ids.values())) == 4 and ids["torch"] == _embedder("torch").model_id
+    assert len(set(ids.values())) == len(ids) and ids["torch"] == _embedder("torch").model_id
     assert len({_embedder(b).model_id for b in ids}) == 1  # one model: a store is searchable with any backend
 
 

@@ -52,7 +52,7 @@ class ParserResource(dg.ConfigurableResource):
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedding model (default: the packaged all-MiniLM-L6-v2) and what runs it
-    (``backend``: onnx, onnx-int8-mixed, onnx-int8 or torch; see settings), loaded once per process."""
+    (``backend``: one of ``settings.EMBED_BACKENDS``; see settings), loaded once per process."""
 
     model: Optional[str] = None
     batch_size: int = 32

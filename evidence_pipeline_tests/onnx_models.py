@@ -1,0 +1,46 @@
+"""The ONNX variants of the packaged model exported once per test session, and the texts ingest
+embeds for one generated SOP: shared by the embedding tests (registered in conftest)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evidence_pipeline.embedding import resolve_model
+from evidence_pipeline.embedding_onnx import ONNX_VARIANTS, ensure_exported
+
+VARIANTS = ONNX_VARIANTS
+
+
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory) -> Path:
+    """Every variant exported once per session, into a cache of this session's own, with the
+    Hugging Face hub switched off: the export reads the packaged folder and nothing else."""
+    cache = tmp_path_factory.mktemp("models")
+    offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    saved = {k: os.environ.get(k) for k in offline}
+    os.environ.update(offline)
+    try:
+        for variant in VARIANTS:
+            ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return cache
+
+
+@pytest.fixture(scope="session")
+def sample_texts(sample_corpus, parse_cached) -> list[str]:
+    """What ingest embeds for one generated SOP: its children's texts (rows, captions, context)."""
+    from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import token_counter
+
+    counter = token_counter(None)
+    doc = parse_cached(sample_corpus / "SOP-8812.pdf")
+    units = pipeline.document_units(doc, pipeline.PipelineOptions(), counter)
+    return [c.embed_text for c in pipeline.children_of(units, counter)]
