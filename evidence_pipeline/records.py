@@ -213,10 +213,15 @@ CaptionSource = Literal["direct", "inferred", "none"]
 # average), which is embedding time, and it diluted the child's own words in its vector. Kept
 # for the dense vector: the title's head, the two innermost headings (each to its head), the
 # caption whole; BM25 still indexes the whole location (``ChildUnit.sparse_text``).
-# Measured by `make eval`, `make eval-twins`, `make eval-sec` (README, "Children").
+# Pieces: `python -m evidence_pipeline.benchmark.child_tokens`; retrieval: `make eval`,
+# `make eval-twins`, `make eval-sec` (README, "How it works").
 LOCATION_TITLE_WORDS = 12
 LOCATION_SECTION_LEVELS = 2
 LOCATION_HEADING_WORDS = 10
+
+
+def _words(text: str, n: int) -> str:
+    return " ".join(text.split()[:n])
 
 
 class EvidenceUnit(Record):
@@ -297,22 +302,19 @@ class EvidenceUnit(Record):
     def location(self) -> str:
         """Where the unit lives, whole: document id and title, section path, caption. BM25
         indexes it with every child's text (``ChildUnit.sparse_text``)."""
-        parts = [f"{self.doc_id} {self.doc_title}".strip()]
-        if self.section_path:
-            parts.append(" > ".join(self.section_path))
-        if self.caption:
-            parts.append(self.caption)
-        return " | ".join(parts)
+        return self._where(self.doc_title, self.section_path)
 
     @property
     def prefix(self) -> str:
         """The short locator every child of the unit is embedded with (``LOCATION_*``): the
         document id, the head of its title, the innermost headings and the caption."""
-        title = " ".join(self.doc_title.split()[:LOCATION_TITLE_WORDS])
+        inner = [_words(h, LOCATION_HEADING_WORDS) for h in self.section_path[-LOCATION_SECTION_LEVELS:]]
+        return self._where(_words(self.doc_title, LOCATION_TITLE_WORDS), inner)
+
+    def _where(self, title: str, path: list[str]) -> str:
         parts = [f"{self.doc_id} {title}".strip()]
-        if self.section_path:
-            inner = self.section_path[-LOCATION_SECTION_LEVELS:]
-            parts.append(" > ".join(" ".join(h.split()[:LOCATION_HEADING_WORDS]) for h in inner))
+        if path:
+            parts.append(" > ".join(path))
         if self.caption:
             parts.append(self.caption)
         return " | ".join(parts)

@@ -147,15 +147,17 @@ EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-in
 EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
 # Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
 # `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
-# --texts 400` (load 1.95): onnx 1.41x, 1.000; onnx-int8-mixed 1.91x, 0.994; onnx-int8 2.41x,
-# 0.987; onnx-int8-token 2.18x, 0.9966 (2.15-2.24x in three other runs at load 2-5). Retrieval, the full system's ev@1 (`EVIDENCE_EMBED_BACKEND=... make eval`
-# and `make eval-twins`): onnx-int8-token equals fp32 (0.943; 0.963 vs 0.962).
+# --texts 400` (load 2.3): onnx 1.27x, 1.000; onnx-int8-mixed 1.95x, 0.994; onnx-int8 2.43x,
+# 0.985; onnx-int8-token 2.23x, 0.996. Retrieval, the full system's ev@1
+# (`EVIDENCE_EMBED_BACKEND=... make eval`, `make eval-twins`): onnx-int8-token equals fp32
+# (0.943; 0.963 vs 0.962).
 # The default is onnx-int8-token: int8 with one activation scale per token (embedding_quant),
-# so a text's vector is the same alone and in any batch (bit-identical as measured) and a
-# one-file ingest, a backfill and a query give the same vectors for the same text. The dynamic
-# int8 variants scale each batch's activations by the whole batch, so their vectors move with
-# the batch (``test_embedding_onnx`` pins it): they stay for who takes that trade for speed.
-# fp32 ``onnx`` is the exact-vectors choice, and what runs where the int8 export is refused.
+# so a text's vector is the same alone and in any batch, and a one-file ingest, a backfill and
+# a query give the same vectors for the same text (``test_embedding_quant``). The dynamic int8
+# variants scale each batch's activations by the whole batch, so their vectors move with the
+# batch (``test_embedding_onnx`` pins it): they stay for who takes that trade for speed. fp32
+# ``onnx`` is the exact-vectors choice; where an ONNX model cannot be exported or is refused
+# at export, torch runs (``Embedder``, with one line on stderr).
 DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-token"
 
 

@@ -49,13 +49,12 @@ def test_embeddings_are_normalised_and_rank_the_paraphrase_first():
 
 def test_a_repeated_text_is_embedded_once_and_returned_at_every_place():
     class Counting(Embedder):
-        seen: list[list[str]] = []
-
         def _embed(self, texts):
             self.seen.append(list(texts))
             return super()._embed(texts)
 
     embedder = Counting()
+    embedder.seen = []
     texts = ["Aqueous Phase 1 | Max: 1.8", "Store at 2 to 8 °C.", "Aqueous Phase 1 | Max: 1.8"]
     vectors = embedder.embed(texts)
     assert embedder.seen == [texts[:2]]

@@ -15,26 +15,18 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from evidence_pipeline import pipeline
+from evidence_pipeline.benchmark.inputs import parsed_children
 from evidence_pipeline.embedding import token_counter
-from evidence_pipeline.records import ParsedDoc
 
 
 def measure(folder: str | Path, doc_prefix: str = "") -> dict:
     counter = token_counter(None)
-    children = pieces = prefix = 0
+    children = pieces = prefix = docs = 0
     kinds: Counter = Counter()
     kind_pieces: Counter = Counter()
-    docs = 0
     unique: set[str] = set()
-    for path in sorted(Path(folder).glob("*.json")):
-        if path.name.endswith(".docling.json"):
-            continue
-        doc = ParsedDoc.model_validate_json(path.read_text())
-        if not doc.doc_id.startswith(doc_prefix):
-            continue
+    for _, kids in parsed_children(folder, doc_prefix):
         docs += 1
-        kids = pipeline.children_of(pipeline.document_units(doc, pipeline.PipelineOptions(), counter), counter)
         counts = counter.counts([c.embed_text for c in kids])
         unique.update(c.embed_text for c in kids)  # Embedder.embed embeds each distinct text once
         children += len(kids)

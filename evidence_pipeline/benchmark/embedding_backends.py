@@ -91,21 +91,12 @@ def figures(e: dict, fig) -> list[dict]:
 
 
 def _children_of_parsed(folder: str, limit: int, seed: int = 7) -> list[str]:
-    """The texts ingest embeds for every document parsed into ``folder`` (the eval parse cache,
-    ``data/cache/eval/parsed/<parser>``), a seeded sample of ``limit``."""
+    """The texts ingest embeds for every document parsed into ``folder``, a seeded sample of ``limit``."""
     import random
-    from pathlib import Path
 
-    from evidence_pipeline import pipeline
-    from evidence_pipeline.embedding import token_counter
-    from evidence_pipeline.records import ParsedDoc
+    from evidence_pipeline.benchmark.inputs import parsed_children
 
-    counter = token_counter(None)
-    texts: list[str] = []
-    for path in sorted(Path(folder).glob("*.json")):
-        if not path.name.endswith(".docling.json"):
-            units = pipeline.document_units(ParsedDoc.model_validate_json(path.read_text()), pipeline.PipelineOptions(), counter)
-            texts += [c.embed_text for c in pipeline.children_of(units, counter)]
+    texts = [c.embed_text for _, children in parsed_children(folder) for c in children]
     random.Random(seed).shuffle(texts)
     return texts[:limit]
 

@@ -132,18 +132,11 @@ def join_bare_structural(entries: list[Entry]) -> None:
         entries.remove(e)
 
 
-def _notes_inside(heads: list[Entry]) -> bool:
-    """A file whose only structural headings are notes, and which prints other headings more
-    prominently than any note (Intel's "Management's Discussion and Analysis" over "Note 11 :
-    ..."), nests its notes in its own outline: they take one level, their most prominent one,
-    and the rest keep theirs. Otherwise the notes are the file's top level, as Parts are."""
-    notes = [e for e in heads if STRUCTURAL_RE.match(e.text)]
-    top = min(e.level or 1 for e in notes)
-    if not any((e.level or 1) < top for e in heads if not STRUCTURAL_RE.match(e.text)):
-        return False
-    for e in notes:
-        e.level = top
-    return True
+def _printed_above_notes(heads: list[Entry]) -> bool:
+    """Some heading that is no note is printed more prominently than every note (Intel's
+    "Management's Discussion and Analysis" over "Note 11 : ...")."""
+    notes = [e.level or 1 for e in heads if STRUCTURAL_RE.match(e.text)]
+    return any((e.level or 1) < min(notes) for e in heads if not STRUCTURAL_RE.match(e.text))
 
 
 def structural_levels(entries: list[Entry]) -> int:
@@ -154,7 +147,13 @@ def structural_levels(entries: list[Entry]) -> int:
     kinds = [k for k in _KIND_RANK if k in found]
     if not kinds:
         return 0
-    if kinds == ["note"] and _notes_inside(heads):
+    if kinds == ["note"] and _printed_above_notes(heads):
+        # A file whose only structural headings are notes, set below its own top headings,
+        # keeps its outline: the notes take one level, their most prominent one.
+        top = min(e.level or 1 for e in heads if STRUCTURAL_RE.match(e.text))
+        for e in heads:
+            if STRUCTURAL_RE.match(e.text):
+                e.level = top
         return 0
     for e in heads:
         m = STRUCTURAL_RE.match(e.text)
