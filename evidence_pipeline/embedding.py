@@ -14,11 +14,14 @@ import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from evidence_pipeline.settings import EmbeddingSettings, model_cache_dir
+
+if TYPE_CHECKING:
+    from evidence_pipeline.records import ChildUnit
 
 
 def resolve_model(model: str | None) -> str:
@@ -209,6 +212,13 @@ class Embedder:
         return Path(self.model_path).name if Path(self.model_path).is_dir() else self.model_path
 
     @property
+    def vectors_id(self) -> str:
+        """The model and how children's vectors are made of it (``settings.child_vectors``): the
+        part of the pipeline version the embedding decides, so changing either re-embeds a store."""
+        mode = self.settings.child_vectors
+        return self.model_id if mode == "mixed" else f"{self.model_id}+{mode}"
+
+    @property
     def cache_id(self) -> str:
         """The model and what ran it: the key of cached vectors (``evaluation.cache``), so
         figures of one backend are never computed from another's vectors."""
@@ -244,6 +254,32 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def embed_children(self, children: Sequence["ChildUnit"]) -> np.ndarray:
+        """Unit vectors of ``children``, in order: each stands for its ``embed_text``
+        (location prefix, newline, text).
+
+        ``mixed`` (the default, ``settings.child_vectors``): the prefix and the text are embedded
+        apart and their vectors averaged with weights in proportion to their word pieces, then
+        normalised. That is what mean pooling over ``prefix\ntext`` computes, less the
+        attention between the two parts. Every child of a section shares its prefix, so a
+        prefix is embedded once per section rather than once per child: the model reads about
+        half the word pieces (README, "Speed"). ``joint``: ``embed_text`` embedded whole.
+        """
+        if self.settings.child_vectors == "joint":
+            return self.embed([c.embed_text for c in children])
+        vectors = self.embed([c.text for c in children])
+        placed = [i for i, c in enumerate(children) if c.prefix]
+        if not placed:
+            return vectors
+        prefixes = [children[i].prefix for i in placed]
+        counter = token_counter(self.settings.model)
+        n_prefix = np.asarray(counter.counts(prefixes), dtype=np.float32)
+        n_text = np.asarray(counter.counts([children[i].text for i in placed]), dtype=np.float32)
+        weight = (n_prefix / np.maximum(n_prefix + n_text, 1.0))[:, None]
+        mixed = weight * self.embed(prefixes) + (1.0 - weight) * vectors[placed]
+        vectors[placed] = mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+        return vectors
 
     def reads(self, text: str) -> bool:
         """See ``TokenCounter.reads``: False sends a query to BM25 alone."""

@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 # 8: a one-line Item heading with room left did not wrap — the line under it is its own;
 # 9: a child's prefix holds the title's head and the two innermost headings, not the whole path;
 # a period head centred over two value columns heads both, a row of its own; notes printed
-# smaller than a filing's own top headings nest in its outline when it prints no Part or Item).
-PIPELINE_VERSION = "9"
+# smaller than a filing's own top headings nest in its outline when it prints no Part or Item;
+# 10: a child's vector mixes its prefix's and its text's, each embedded apart — Embedder.embed_children).
+PIPELINE_VERSION = "10"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -144,7 +145,7 @@ def embed_documents(children_per_doc: Sequence[Sequence[ChildUnit]], embedder: E
     """Dense vectors of several documents' children from one ``embed`` call, split back per
     document. One call fills whole batches across documents; a call per document leaves
     a partial batch each time (measured ~10% slower on the sample corpus, `evidence-pipeline bench`)."""
-    vectors = embedder.embed([c.embed_text for children in children_per_doc for c in children])
+    vectors = embedder.embed_children([c for children in children_per_doc for c in children])
     out, start = [], 0
     for children in children_per_doc:
         out.append(vectors[start : start + len(children)])
@@ -156,7 +157,7 @@ def _write(
     doc: ParsedDoc, units: list[EvidenceUnit], children: list[ChildUnit], dense: np.ndarray,
     store: Store, embedder: Embedder, options: PipelineOptions,
 ) -> IngestResult:
-    version = options.version(doc.parser, embedder.model_id)
+    version = options.version(doc.parser, embedder.vectors_id)
     points = document_points(doc, units, children, dense, sparse_vectors(children), version)
     store.ensure_collection(embedder.dim)
     return IngestResult(doc.doc_id, len(units), len(children), write_points(store, doc.doc_id, points))
@@ -170,13 +171,13 @@ def ingest_parsed(
     options: PipelineOptions = PipelineOptions(),
 ) -> IngestResult:
     units, children = prepare(doc, counter, options)
-    dense = embedder.embed([c.embed_text for c in children])
+    dense = embedder.embed_children(children)
     return _write(doc, units, children, dense, store, embedder, options)
 
 
 def _unchanged(path: Path, doc_id: str, store: Store, parser: "Parser", embedder: Embedder, options: PipelineOptions) -> bool:
     # The version is known before parsing: parser name + model id + options.
-    version = options.version(parser.name, embedder.model_id)
+    version = options.version(parser.name, embedder.vectors_id)
     return not stored_state(store, doc_id, path, version).stale
 
 

@@ -424,11 +424,13 @@ class ChildUnit(Record):
     doc_id: str
     kind: ChildKind
     text: str
-    prefix: str = Field(description="where the child lives, short (EvidenceUnit.prefix): embedded with the text")
+    prefix: str = Field(description="where the child lives, short (EvidenceUnit.prefix): its vector is mixed with the text's (Embedder.embed_children)")
     locator: str = Field("", description="where the child lives, whole (EvidenceUnit.location): indexed by BM25 with the text")
 
     @property
     def embed_text(self) -> str:
+        """What the child's vector stands for: prefix and text (fitted to the model's window
+        together, ``children.fit_children``)."""
         return f"{self.prefix}\n{self.text}" if self.prefix else self.text
 
     @property

@@ -206,6 +206,7 @@ class RoutingIndex:
         self.tickers: dict[str, set[str]] = defaultdict(set)
         self.max_name_len = 1
         self.title_words: dict[str, set[str]] = {}
+        self.title_pairs: dict[str, set[tuple[str, str]]] = {}
         postings: dict[str, set[str]] = defaultdict(set)
         for card in cards:
             for ident in [card.doc_id, *card.identifiers]:
@@ -218,8 +219,10 @@ class RoutingIndex:
                     self.max_name_len = max(self.max_name_len, len(words))
             for ticker in card.tickers:
                 self.tickers[ticker].add(card.doc_id)
-            words = {w for w in _words(card.title) if w not in _STOP}
+            sequence = [w for w in _words(card.title) if w not in _STOP]
+            words = set(sequence)
             self.title_words[card.doc_id] = words
+            self.title_pairs[card.doc_id] = set(zip(sequence, sequence[1:]))
             for w in words:
                 postings[w].add(card.doc_id)
         n = max(len(cards), 1)
@@ -238,7 +241,7 @@ class RoutingIndex:
         orgs = self._by_organisation(query, words)
         for doc in orgs:
             scores[doc] += ORG_WEIGHT
-        titles = self._by_title(set(words))
+        titles = self._by_title(words)
         for doc, coverage in titles.items():
             scores[doc] += TITLE_WEIGHT * coverage
         for doc in list(scores):
@@ -272,13 +275,16 @@ class RoutingIndex:
                 found |= self.names.get(tuple(words[i : i + n]), set())
         return found
 
-    def _by_title(self, words: set[str]) -> dict[str, float]:
+    def _by_title(self, query_words: list[str]) -> dict[str, float]:
         """Documents whose title the query holds: the share of the title's IDF mass present.
         See ``TITLE_MIN_NAMED``. Only titles
         that share a rare word with the query (in at most ``rare_df`` titles) are candidates:
         a title named by common words alone is not named."""
+        words = set(query_words)
+        sequence = [w for w in query_words if w not in _STOP]
+        pairs = set(zip(sequence, sequence[1:]))
         matched: dict[str, float] = defaultdict(float)
-        held: dict[str, set[str]] = defaultdict(set)
+        held: dict[str, set] = defaultdict(set)
         present = [w for w in words if w in self.postings]
         rare = [w for w in present if len(self.postings[w]) <= self.rare_df]
         if not rare:
@@ -299,8 +305,16 @@ class RoutingIndex:
             if named >= TITLE_MIN_NAMED:
                 out[doc] = 0.6 * named + 0.4 * mass / total
         if len(out) <= 50:  # a near twin: what the query holds of it, it holds of another too, and more
+            # Or it holds as many of the other's words, and more of the word pairs the other's
+            # title prints side by side: "the ..., Line 1 procedure ... Aqueous Phase 2" holds
+            # every word of both "..., Line 1" and "..., Line 2", but "line 1" only of the first.
+            adjacent = {doc: len(self.title_pairs[doc] & pairs) for doc in out}
             for doc in list(out):
-                if any(held[doc] < held[other] for other in out if other != doc):
+                if any(
+                    held[doc] < held[other] or (len(held[doc]) <= len(held[other]) and adjacent[doc] < adjacent[other])
+                    for other in out
+                    if other != doc
+                ):
                     out[doc] *= TWIN_PENALTY
         return out
 

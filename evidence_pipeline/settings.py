@@ -160,6 +160,12 @@ EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixe
 # at export, torch runs (``Embedder``, with one line on stderr).
 DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-token"
 
+# How a child's vector is made from its location prefix and its text (``Embedder.embed_children``):
+# ``mixed`` embeds the two apart and averages them by word pieces (each distinct prefix once);
+# ``joint`` embeds ``prefix\ntext`` as one text (the previous releases', about twice the work).
+ChildVectors = Literal["mixed", "joint"]
+CHILD_VECTORS: tuple[str, ...] = ("mixed", "joint")
+
 
 def model_cache_dir() -> Path:
     return Path(os.environ.get("EVIDENCE_MODEL_CACHE") or str(data_dir() / "cache" / "models"))
@@ -177,20 +183,29 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = 32  # texts per batch for torch; the ONNX backends use embedding_onnx.BATCH_SIZE (measured)
     backend: EmbedBackend = DEFAULT_EMBED_BACKEND
     cache_dir: str | None = None
+    child_vectors: ChildVectors = "mixed"
 
     @classmethod
     def from_env(cls) -> "EmbeddingSettings":
-        return cls(model=os.environ.get("EVIDENCE_EMBEDDING_MODEL") or None, backend=embed_backend_from_env())
+        return cls(
+            model=os.environ.get("EVIDENCE_EMBEDDING_MODEL") or None,
+            backend=embed_backend_from_env(),
+            child_vectors=_choice_from_env("EVIDENCE_CHILD_VECTORS", CHILD_VECTORS, "mixed"),
+        )
 
 
 def embed_backend_from_env() -> EmbedBackend:
     """``EVIDENCE_EMBED_BACKEND``, or one line naming the variable, the value and the choices."""
-    raw = os.environ.get("EVIDENCE_EMBED_BACKEND", "").strip()
+    return _choice_from_env("EVIDENCE_EMBED_BACKEND", EMBED_BACKENDS, DEFAULT_EMBED_BACKEND)  # type: ignore[return-value]
+
+
+def _choice_from_env(name: str, choices: tuple[str, ...], default: str) -> str:
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_EMBED_BACKEND
-    if raw not in EMBED_BACKENDS:
-        raise SettingsError(f"EVIDENCE_EMBED_BACKEND={raw!r}: expected one of {', '.join(EMBED_BACKENDS)}")
-    return raw  # type: ignore[return-value]
+        return default
+    if raw not in choices:
+        raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(choices)}")
+    return raw
 
 
 class ParserSettings(BaseModel):

@@ -16,5 +16,8 @@ def test_counts_the_word_pieces_ingest_embeds(tmp_path):
     assert got["distinct_texts"] == len({c.embed_text for c in kids})
     assert got["word_pieces"] == sum(counter.counts([c.embed_text for c in kids]))
     assert 0 < got["prefix_pieces"] < got["word_pieces"]
+    parts = {c.text for c in kids} | {c.prefix for c in kids}
+    assert got["distinct_parts"] == len(parts)
+    assert got["mixed_pieces"] == sum(counter.counts(list(parts))) < got["word_pieces"]
     assert set(got["pieces_per_child"]) == {c.kind for c in kids}
     assert measure(tmp_path, doc_prefix="SOP-ENG")["documents"] == 1

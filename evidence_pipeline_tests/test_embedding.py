@@ -60,3 +60,65 @@ def test_a_repeated_text_is_embedded_once_and_returned_at_every_place():
     assert embedder.seen == [texts[:2]]
     assert vectors.shape == (3, embedder.dim) and np.array_equal(vectors[0], vectors[2])
     assert np.allclose(vectors[:2], embedder.embed(texts[:2]), atol=1e-6)
+
+
+def _child(i: int, prefix: str, text: str):
+    from evidence_pipeline.records import ChildUnit
+
+    return ChildUnit(child_id=f"u-c{i}", unit_id="u", parent_id="u", doc_id="SOP-1", kind="row", text=text, prefix=prefix)
+
+
+def test_a_child_vector_mixes_its_prefix_and_text_by_word_pieces_and_embeds_a_shared_prefix_once():
+    class Counting(Embedder):
+        def _embed(self, texts):
+            self.seen.extend(texts)
+            return super()._embed(texts)
+
+    embedder = Counting()
+    embedder.seen = []
+    prefix = "SOP-1 LNP Formulation | 6 Process parameters | Table 3: Mixing conditions"
+    children = [
+        _child(0, prefix, "Aqueous Phase 1 | Flow rate (mL/min) / Max: 1.8"),
+        _child(1, prefix, "Lipid Phase | Flow rate (mL/min) / Max: 0.6"),
+        _child(2, "", "Store the vials at 2 to 8 degrees Celsius."),
+    ]
+    vectors = embedder.embed_children(children)
+    assert sorted(embedder.seen) == sorted([c.text for c in children] + [prefix])  # the prefix once, not twice
+
+    counter = token_counter(None)
+    p, t = embedder.embed([prefix])[0], embedder.embed([children[0].text])[0]
+    w = counter.count(prefix) / (counter.count(prefix) + counter.count(children[0].text))
+    expected = w * p + (1 - w) * t
+    assert np.allclose(vectors[0], expected / np.linalg.norm(expected), atol=1e-6)
+    assert np.allclose(vectors[2], embedder.embed([children[2].text])[0], atol=1e-6)  # no prefix: the text's vector
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # The mix still stands for prefix and text: closer to the whole text's vector than either part alone.
+    whole = embedder.embed([children[0].embed_text])[0]
+    assert float(vectors[0] @ whole) > max(float(p @ whole), float(t @ whole))
+    assert embedder.embed_children([]).shape == (0, embedder.dim)
+
+
+def test_joint_child_vectors_embed_the_whole_text():
+    from evidence_pipeline.settings import EmbeddingSettings
+
+    joint = Embedder(EmbeddingSettings(child_vectors="joint"))
+    children = [_child(0, "SOP-1 LNP Formulation | Table 3", "Aqueous Phase 1 | Max: 1.8")]
+    assert np.allclose(joint.embed_children(children), joint.embed([children[0].embed_text]), atol=1e-6)
+    assert joint.vectors_id == f"{joint.model_id}+joint" and Embedder().vectors_id == Embedder().model_id
+
+
+def test_child_vectors_setting_from_the_environment(monkeypatch):
+    import pytest
+
+    from evidence_pipeline.orchestration.resources import EmbedderResource
+    from evidence_pipeline.settings import EmbeddingSettings, SettingsError
+
+    monkeypatch.delenv("EVIDENCE_CHILD_VECTORS", raising=False)
+    assert EmbeddingSettings.from_env().child_vectors == "mixed"
+    monkeypatch.setenv("EVIDENCE_CHILD_VECTORS", "joint")
+    assert EmbeddingSettings.from_env().child_vectors == "joint"
+    assert EmbedderResource.from_env().embedder().vectors_id.endswith("+joint")  # a store re-embeds on a switch
+    monkeypatch.setenv("EVIDENCE_CHILD_VECTORS", "average")
+    with pytest.raises(SettingsError) as err:
+        EmbeddingSettings.from_env()
+    assert str(err.value) == "EVIDENCE_CHILD_VECTORS='average': expected one of mixed, joint"

@@ -83,6 +83,11 @@ def test_near_twin_titles(sop_cards):
         assert resolved[f"TWIN-{n}"] > resolved.get(f"TWIN-{other}", 0)
     shared = dict(index.resolve("Column Chromatography Elution maximum load"))
     assert shared["TWIN-1"] == shared["TWIN-3"]  # neither line named: no preference
+    # Both lines' numbers in the query, one of them as the title prints it ("Line 1"), the other
+    # elsewhere ("Buffer 3"): every word of both titles is held, the pair "line 1" of one only.
+    for n, other in ((1, 3), (3, 1)):
+        resolved = dict(index.resolve(f"maximum load of Buffer {other} under the Column Chromatography Elution, Line {n} procedure"))
+        assert resolved[f"TWIN-{n}"] >= 2 * resolved[f"TWIN-{other}"] > 0  # the twin is not routed beside it
 
 
 def test_query_naming_nothing_resolves_nothing(index):

@@ -1,5 +1,7 @@
-"""What ingest embeds, in word pieces: children, pieces of the embedded texts, and the share of
-them that is the location prefix, per child kind.
+"""What ingest embeds, in word pieces: children, pieces of the texts they stand for
+(``embed_text``: prefix and text) and the share of them that is the location prefix, per child
+kind; and the pieces the model reads when children are embedded as ingest embeds them by
+default (``mixed``: each distinct text and each distinct prefix once, ``Embedder.embed_children``).
 
     python -m evidence_pipeline.benchmark.child_tokens data/cache/eval/parsed/<parser>
 
@@ -25,10 +27,13 @@ def measure(folder: str | Path, doc_prefix: str = "") -> dict:
     kinds: Counter = Counter()
     kind_pieces: Counter = Counter()
     unique: set[str] = set()
+    parts: set[str] = set()  # what the mixed mode embeds: texts and prefixes, each once per call
     for _, kids in parsed_children(folder, doc_prefix):
         docs += 1
         counts = counter.counts([c.embed_text for c in kids])
         unique.update(c.embed_text for c in kids)  # Embedder.embed embeds each distinct text once
+        parts.update(c.text for c in kids)
+        parts.update(c.prefix for c in kids if c.prefix)
         children += len(kids)
         pieces += sum(counts)
         prefix += sum(counter.counts([c.prefix for c in kids]))
@@ -42,6 +47,8 @@ def measure(folder: str | Path, doc_prefix: str = "") -> dict:
         "word_pieces": pieces,
         "prefix_pieces": prefix,
         "prefix_share": round(prefix / pieces, 3) if pieces else 0.0,
+        "distinct_parts": len(parts),
+        "mixed_pieces": sum(counter.counts(sorted(parts))),
         "pieces_per_child": {k: round(kind_pieces[k] / kinds[k], 1) for k in sorted(kinds)},
     }
 

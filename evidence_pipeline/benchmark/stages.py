@@ -42,8 +42,9 @@ def build(docs: Sequence[ParsedDoc], counter: TokenCounter) -> tuple[list[list[E
 
 def embed(units_per_doc: Sequence[list[EvidenceUnit]], embedder: Embedder, counter: TokenCounter, rounds: int) -> dict:
     """Our path (children fitted per document, then ``pipeline.embed_documents``, as
-    ``ingest_files`` does, with the default backend) against one raw fp32 ``SentenceTransformer.encode`` of the same texts,
-    same batch size. The two alternate; the best round of each counts (least disturbed by
+    ``ingest_files`` does, with the default backend and child vectors) against one raw fp32
+    ``SentenceTransformer.encode`` of the texts the children stand for (``embed_text``: prefix
+    and text), same batch size. The two alternate; the best round of each counts (least disturbed by
     other load)."""
     texts = [c.embed_text for units in units_per_doc for c in pipeline.children_of(units, counter)]
     batch = embedder.settings.batch_size

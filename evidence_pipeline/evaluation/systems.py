@@ -156,8 +156,8 @@ def flat_points(chunks: Sequence[FlatChunk], embedder: Embedder, doc: ParsedDoc)
 def unit_points(doc: ParsedDoc, embedder: Embedder, counter: TokenCounter, options: PipelineOptions) -> list[Point]:
     """The pipeline's points for ``doc`` (``pipeline.ingest_parsed`` minus the write)."""
     units, children = prepare(doc, counter, options)
-    dense = embedder.embed([c.embed_text for c in children])
-    version = options.version(doc.parser, embedder.model_id)
+    dense = embedder.embed_children(children)
+    version = options.version(doc.parser, embedder.vectors_id)
     return document_points(doc, units, children, dense, sparse_vectors(children), version)
 
 

@@ -53,7 +53,7 @@ class ChildEmbeddings(BaseModel):
 
     children: list[ChildUnit]
     vectors: np.ndarray
-    model_id: str
+    model_id: str  # Embedder.vectors_id: the model and how the children's vectors were made
 
 
 def _cell(text: str) -> str:
@@ -207,11 +207,11 @@ def child_embeddings(context: dg.AssetExecutionContext, split_units, embedder: E
 
     def embed(units: list[EvidenceUnit]):
         children = pipeline.children_of(units, embedder.counter())
-        vectors = model.embed([c.embed_text for c in children])
+        vectors = model.embed_children(children)
         kinds: dict[str, int] = {}
         for child in children:
             kinds[child.kind] = kinds.get(child.kind, 0) + 1
-        value = ChildEmbeddings(children=children, vectors=vectors, model_id=model.model_id)
+        value = ChildEmbeddings(children=children, vectors=vectors, model_id=model.vectors_id)
         return value, {"children": len(children), "dim": int(vectors.shape[1]) if len(vectors) else 0, "by_kind": kinds}
 
     return run_batched(context, (split_units,), embed)

@@ -52,15 +52,17 @@ class ParserResource(dg.ConfigurableResource):
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedding model (default: the packaged all-MiniLM-L6-v2) and what runs it
-    (``backend``: one of ``settings.EMBED_BACKENDS``; see settings), loaded once per process."""
+    (``backend``: one of ``settings.EMBED_BACKENDS``; see settings), loaded once per process;
+    ``child_vectors``: how a child's vector is made of its prefix and text (``settings.CHILD_VECTORS``)."""
 
     model: Optional[str] = None
     batch_size: int = 32
     backend: str = DEFAULT_EMBED_BACKEND
+    child_vectors: str = "mixed"
 
     @property
     def settings(self) -> EmbeddingSettings:
-        return EmbeddingSettings(model=self.model, batch_size=self.batch_size, backend=self.backend)
+        return EmbeddingSettings(model=self.model, batch_size=self.batch_size, backend=self.backend, child_vectors=self.child_vectors)
 
     def embedder(self) -> Embedder:
         return Embedder(self.settings)
@@ -71,7 +73,7 @@ class EmbedderResource(dg.ConfigurableResource):
     @classmethod
     def from_env(cls) -> "EmbedderResource":
         settings = EmbeddingSettings.from_env()
-        return cls(model=settings.model, backend=settings.backend)
+        return cls(model=settings.model, backend=settings.backend, child_vectors=settings.child_vectors)
 
 
 class StoreResource(dg.ConfigurableResource):
@@ -170,4 +172,4 @@ PipelineOptionsResource: type[_PipelineOptionsBase] = create_model(  # type: ign
 
 def current_pipeline_version(parser: ParserResource, embedder: EmbedderResource, options: _PipelineOptionsBase) -> str:
     """The ``pipeline_version`` a run would record now (the embedding model is not loaded)."""
-    return options.options().version(parser.parser().name, embedder.embedder().model_id)
+    return options.options().version(parser.parser().name, embedder.embedder().vectors_id)
