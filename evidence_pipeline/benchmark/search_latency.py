@@ -20,6 +20,11 @@ and the failures on both sides.
 
 runs both on the generated sample corpus and, with ``--children``, ``public_search`` on a
 synthetic store of that many children, and prints one JSON object.
+
+    python -m evidence_pipeline.benchmark.search_latency --store DIR --questions FILE.jsonl
+
+runs ``public_search`` alone on a store that an ingest built (``evidence-pipeline ingest`` with
+``EVIDENCE_STORE_PATH=DIR``), asking the questions of FILE (``shared/eval/FORMAT.md``).
 """
 
 from __future__ import annotations
@@ -212,13 +217,29 @@ def indexed_vs_exact(settings: StoreSettings, embedder: Embedder, queries: Seque
     }
 
 
+def _existing_store(path: Path, questions: Path, n_queries: int) -> int:
+    if not path.is_dir():
+        raise SystemExit(f"error: {path}: no store there (ingest into it first)")
+    queries = [json.loads(line)["question"] for line in questions.read_text().splitlines() if line.strip()]
+    result = {"store": str(path), "questions": str(questions)}
+    result["search"] = public_search(StoreSettings(path=str(path)), Embedder(), queries, n_queries)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evidence_pipeline.benchmark.search_latency", description=__doc__.split("\n\n")[0])
     parser.add_argument("--children", type=int, default=0, help="also a synthetic store of this many children")
     parser.add_argument("--queries", type=int, default=100, help="questions per mode (default 100)")
     parser.add_argument("--no-ingest", action="store_true", help="skip the service during an ingest")
     parser.add_argument("--threads", type=int, default=1, help="torch threads for the query embedding (default 1, as the service)")
+    parser.add_argument("--store", help="only search() on this existing embedded store")
+    parser.add_argument("--questions", help="with --store: the JSON Lines question file to ask")
     args = parser.parse_args(argv)
+    if args.store:
+        if not args.questions:
+            parser.error("--store needs --questions")
+        return _existing_store(Path(args.store), Path(args.questions), args.queries)
 
     from evidence_pipeline import pipeline
     from evidence_pipeline.embedding import token_counter
