@@ -264,20 +264,22 @@ class Embedder:
         normalised. That is what mean pooling over ``prefix\ntext`` computes, less the
         attention between the two parts. Every child of a section shares its prefix, so a
         prefix is embedded once per section rather than once per child: the model reads about
-        half the word pieces (README, "Speed"). ``joint``: ``embed_text`` embedded whole.
+        half the word pieces (README, "Evidence units"). ``joint``: ``embed_text`` embedded whole.
         """
         if self.settings.child_vectors == "joint":
             return self.embed([c.embed_text for c in children])
-        vectors = self.embed([c.text for c in children])
         placed = [i for i, c in enumerate(children) if c.prefix]
+        prefixes = [children[i].prefix for i in placed]
+        # One call: texts and prefixes fill the same batches, and each distinct string is embedded once.
+        both = self.embed([c.text for c in children] + prefixes)
+        vectors, prefix_vectors = both[: len(children)], both[len(children) :]
         if not placed:
             return vectors
-        prefixes = [children[i].prefix for i in placed]
         counter = token_counter(self.settings.model)
         n_prefix = np.asarray(counter.counts(prefixes), dtype=np.float32)
         n_text = np.asarray(counter.counts([children[i].text for i in placed]), dtype=np.float32)
         weight = (n_prefix / np.maximum(n_prefix + n_text, 1.0))[:, None]
-        mixed = weight * self.embed(prefixes) + (1.0 - weight) * vectors[placed]
+        mixed = weight * prefix_vectors + (1.0 - weight) * vectors[placed]
         vectors[placed] = mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
         return vectors
 
