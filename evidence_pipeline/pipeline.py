@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 # 9: a child's prefix holds the title's head and the two innermost headings, not the whole path;
 # a period head centred over two value columns heads both, a row of its own; notes printed
 # smaller than a filing's own top headings nest in its outline when it prints no Part or Item;
-# 10: a child's vector mixes its prefix's and its text's, each embedded apart — Embedder.embed_children).
+# 10: a child's vector mixes its prefix's and its text's, each embedded apart — Embedder.embed_children;
+# a body sentence of fewer than three words joins its neighbour — records.joined_fragments).
 PIPELINE_VERSION = "10"
 
 class PipelineOptions(BaseModel):

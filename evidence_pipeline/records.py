@@ -379,7 +379,7 @@ class EvidenceUnit(Record):
         elif self.kind == "card":
             items.append(("card", self.card.retrieval_text if self.card else ""))
         else:
-            items += [("sentence", s) for p in self.body for s in sentences(p)]
+            items += [("sentence", s) for s in joined_fragments([s for p in self.body for s in sentences(p)])]
         return [
             ChildUnit(
                 child_id=f"{self.unit_id}-c{i}",
@@ -413,6 +413,32 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 def sentences(paragraph: str) -> list[str]:
     """Split a paragraph into sentences; procedure steps and short items stay whole."""
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+MIN_SENTENCE_WORDS = 3
+"""A body sentence of fewer words is no child of its own: a split after an abbreviation
+("Washington, D.C." / "20549", "Q1 2023 vs." / "Q1 2022"), a label or a lone sign ("FORM 10-Q",
+"☐", "$"). On its own its vector is its section's prefix and nothing else, so it matched any
+query that named the document."""
+
+
+def joined_fragments(items: list[str]) -> list[str]:
+    """A section's sentences in order, each one of fewer than ``MIN_SENTENCE_WORDS`` words
+    joined to the sentence before it (the first to the one after it)."""
+    out: list[str] = []
+    carry = ""
+    for item in items:
+        if len(item.split()) < MIN_SENTENCE_WORDS:
+            if out:
+                out[-1] = f"{out[-1]} {item}"
+            else:
+                carry = f"{carry} {item}".strip()
+            continue
+        out.append(f"{carry} {item}".strip() if carry else item)
+        carry = ""
+    if carry:
+        out.append(carry)  # a section of fragments only: one child of them all
+    return out
 
 
 class ChildUnit(Record):

@@ -82,6 +82,20 @@ def test_section_chunks_exclude_table_context_and_furniture():
     assert [c.text for c in children] == ["The particle size must be 80 to 100 nm.", "Polydispersity must be below 0.2."]
 
 
+def test_a_body_fragment_joins_its_neighbour_instead_of_becoming_a_child():
+    section = next(u for u in build_units(lnp_doc()) if u.kind == "section")
+    # a cover block: lines of fewer than three words, a split after "D.C.", then a sentence
+    body = ["FORM 10-Q", "Washington, D.C. 20549", "The mixer is cleaned before use. $", "Q1 2023 vs. Q1 2022"]
+    children = section.model_copy(update={"body": body}).retrieval_units
+    assert [c.text for c in children] == [
+        "FORM 10-Q Washington, D.C. 20549 The mixer is cleaned before use. $",
+        "Q1 2023 vs. Q1 2022",
+    ]
+    assert [c.child_id for c in children] == [f"{section.unit_id}-c0", f"{section.unit_id}-c1"]
+    only = section.model_copy(update={"body": ["☐", "$"]}).retrieval_units
+    assert [c.text for c in only] == ["☐ $"]  # fragments only: one child, nothing lost
+
+
 def test_caption_inferred_from_neighbouring_block_when_not_linked():
     doc = lnp_doc()
     table = doc.tables[0].model_copy(update={"caption": None})
