@@ -236,7 +236,7 @@ def _down_projections(model) -> list[str]:
 class OnnxEncoder:
     """Tokenize (``tokenizers``), run the exported transformer (ONNX Runtime), pool, normalise."""
 
-    def __init__(self, model_dir: str | Path, variant: str, cache_dir: str | Path, log=None):
+    def __init__(self, model_dir: str | Path, variant: str, cache_dir: str | Path, log=None, threads: int | None = None):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -256,6 +256,8 @@ class OnnxEncoder:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        if threads:
+            options.intra_op_num_threads = threads  # None: ONNX Runtime's default, every core
         self.session = ort.InferenceSession(str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self.session.get_inputs()}
 

@@ -184,13 +184,20 @@ class EmbeddingSettings(BaseModel):
     backend: EmbedBackend = DEFAULT_EMBED_BACKEND
     cache_dir: str | None = None
     child_vectors: ChildVectors = "mixed"
+    # ONNX Runtime threads; None: every core, or one fewer while a parser process works beside
+    # the embedding (``embedding.share_cores_with_parser``: an ingest reading ahead).
+    threads: int | None = Field(None, ge=1)
 
     @classmethod
     def from_env(cls) -> "EmbeddingSettings":
+        threads = os.environ.get("EVIDENCE_EMBED_THREADS", "").strip()
+        if threads and not (threads.isdigit() and int(threads) >= 1):
+            raise SettingsError(f"EVIDENCE_EMBED_THREADS={threads!r}: expected a whole number of threads, 1 or more")
         return cls(
             model=os.environ.get("EVIDENCE_EMBEDDING_MODEL") or None,
             backend=embed_backend_from_env(),
             child_vectors=_choice_from_env("EVIDENCE_CHILD_VECTORS", CHILD_VECTORS, "mixed"),
+            threads=int(threads) if threads else None,
         )
 
 

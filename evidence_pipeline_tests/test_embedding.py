@@ -122,3 +122,43 @@ def test_child_vectors_setting_from_the_environment(monkeypatch):
     with pytest.raises(SettingsError) as err:
         EmbeddingSettings.from_env()
     assert str(err.value) == "EVIDENCE_CHILD_VECTORS='average': expected one of mixed, joint"
+
+
+def test_an_ingest_reading_ahead_leaves_one_core_to_the_parser(monkeypatch):
+    from evidence_pipeline import embedding
+    from evidence_pipeline.settings import EmbeddingSettings
+
+    def threads(e: Embedder) -> int:
+        return e.model.session.get_session_options().intra_op_num_threads  # 0: ONNX Runtime's default
+
+    texts = ["Aqueous Phase 1 | Flow rate (mL/min) / Max: 1.8", "Store the vials at 2 to 8 degrees Celsius."]
+    monkeypatch.setattr(embedding, "_cores", lambda: 4)
+    default = Embedder().load()
+    embedding.share_cores_with_parser(True)
+    try:
+        beside = Embedder()
+        assert threads(beside) == 3 and threads(default) == 0
+        assert threads(Embedder(EmbeddingSettings(threads=2))) == 2  # an explicit setting wins
+        assert np.allclose(beside.embed(texts), default.embed(texts), atol=1e-5)  # same vectors, fewer threads
+    finally:
+        embedding.share_cores_with_parser(False)
+    assert threads(Embedder()) == 0
+    monkeypatch.setattr(embedding, "_cores", lambda: 1)
+    embedding.share_cores_with_parser(True)
+    try:
+        assert embedding._threads_beside_parser == 1  # never fewer than one
+    finally:
+        embedding.share_cores_with_parser(False)
+
+
+def test_bad_thread_setting_is_one_line(monkeypatch):
+    import pytest
+
+    from evidence_pipeline.settings import EmbeddingSettings, SettingsError
+
+    monkeypatch.setenv("EVIDENCE_EMBED_THREADS", "0")
+    with pytest.raises(SettingsError) as err:
+        EmbeddingSettings.from_env()
+    assert str(err.value) == "EVIDENCE_EMBED_THREADS='0': expected a whole number of threads, 1 or more"
+    monkeypatch.setenv("EVIDENCE_EMBED_THREADS", "2")
+    assert EmbeddingSettings.from_env().threads == 2

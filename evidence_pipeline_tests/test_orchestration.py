@@ -93,6 +93,21 @@ def test_reingest_leaves_ids_and_count_unchanged(env):
         assert store.count() == before_total
 
 
+def test_an_ingest_reading_ahead_embeds_beside_the_parser_then_gives_the_cores_back(env, monkeypatch):
+    from evidence_pipeline import embedding
+    from evidence_pipeline.orchestration import runner
+
+    calls = []
+    monkeypatch.setattr(runner, "share_cores_with_parser", lambda sharing=True: calls.append(sharing))
+    path = env["corpus"] / "SOP-8812.pdf"
+    assert ingest_paths([path], env["defs"], env["instance"], force=True).succeeded == 1
+    assert calls == [True, False]  # the worker parser reads ahead: shared during the run, given back after
+    calls.clear()
+    assert ingest_paths([path], env["defs"], env["instance"], force=True, read_ahead=False).succeeded == 1
+    assert calls == []
+    assert embedding._threads_beside_parser is None
+
+
 def test_materializations_carry_metadata(env):
     key = partition_key(doc_id_for(env["corpus"] / "SOP-8812.pdf"))
     event = env["instance"].get_latest_materialization_event(dg.AssetKey("evidence_units"))

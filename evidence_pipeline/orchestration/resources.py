@@ -59,10 +59,13 @@ class EmbedderResource(dg.ConfigurableResource):
     batch_size: int = 32
     backend: str = DEFAULT_EMBED_BACKEND
     child_vectors: str = "mixed"
+    threads: Optional[int] = None
 
     @property
     def settings(self) -> EmbeddingSettings:
-        return EmbeddingSettings(model=self.model, batch_size=self.batch_size, backend=self.backend, child_vectors=self.child_vectors)
+        return EmbeddingSettings(
+            model=self.model, batch_size=self.batch_size, backend=self.backend, child_vectors=self.child_vectors, threads=self.threads
+        )
 
     def embedder(self) -> Embedder:
         return Embedder(self.settings)
@@ -73,7 +76,7 @@ class EmbedderResource(dg.ConfigurableResource):
     @classmethod
     def from_env(cls) -> "EmbedderResource":
         settings = EmbeddingSettings.from_env()
-        return cls(model=settings.model, backend=settings.backend, child_vectors=settings.child_vectors)
+        return cls(model=settings.model, backend=settings.backend, child_vectors=settings.child_vectors, threads=settings.threads)
 
 
 class StoreResource(dg.ConfigurableResource):

@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 import dagster as dg
 
 from evidence_pipeline.corpus import doc_id_for, expand_paths, partition_key
+from evidence_pipeline.embedding import share_cores_with_parser
 from evidence_pipeline.orchestration.asset_job import ingest_job_def
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.checks import empty_document_problems, parsed_warnings
@@ -114,7 +115,8 @@ def ingest_paths(
     A file whose content hash and pipeline version match what the store holds is skipped
     (``force`` re-ingests it): re-running over an unchanged corpus parses and embeds nothing.
     ``read_ahead``: while one document is embedded and written, the parser's worker process
-    parses the next (``WorkerParser.read_ahead``), so parsing and embedding share the 2 cores.
+    parses the next (``WorkerParser.read_ahead``), so parsing and embedding share the 2 cores;
+    the embedding then runs on one core fewer (``embedding.share_cores_with_parser``).
     """
     paths = list(paths)
     missing = [str(p) for p in paths if not Path(p).exists()]
@@ -140,11 +142,13 @@ def ingest_paths(
     parser = _read_ahead_parser(defs) if read_ahead else None
     if parser is not None:
         parser.read_ahead([(p.resolve(), doc_id_for(p)) for k, p in by_key.items() if k not in unchanged])
+        share_cores_with_parser(True)
     try:
         _run_each(job, instance, by_key, unchanged, progress, log_level, summary)
     finally:
         if parser is not None:
             parser.read_ahead([])
+            share_cores_with_parser(False)
     return summary
 
 
