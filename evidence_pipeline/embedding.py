@@ -172,6 +172,7 @@ class Embedder:
     def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
         self.settings = settings
         self.model_path = resolve_model(settings.model)
+        self._key: tuple[str, str, str, int | None] | None = None  # of _MODELS, set at first use
 
     @property
     def backend(self) -> str:
@@ -193,16 +194,15 @@ class Embedder:
         return self._loaded()[0]
 
     def _loaded(self) -> tuple[str, object]:
-        key = self.__dict__.get("_key")
-        if key is None:  # fixed at first use: this embedder keeps the model it loaded
-            cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
+        if self._key is None:  # fixed at first use: this embedder keeps the model it loaded
             onnx = self.backend != "torch"
+            cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve()) if onnx else ""
             threads = (self.settings.threads or _threads_beside_parser) if onnx else None
-            key = self._key = (self.model_path, self.backend, cache if onnx else "", threads)
-        _, _, cache, threads = key
+            self._key = (self.model_path, self.backend, cache, threads)
+        _, backend, cache, threads = key = self._key
         with _LOCK:
             if key not in _MODELS:
-                _MODELS[key] = self._onnx(cache, threads) if self.backend != "torch" else ("torch", _sentence_transformer(self.model_path))
+                _MODELS[key] = self._onnx(cache, threads) if backend != "torch" else ("torch", _sentence_transformer(self.model_path))
             return _MODELS[key]
 
     def _onnx(self, cache: str, threads: int | None) -> tuple[str, object]:
@@ -297,9 +297,11 @@ class Embedder:
         vectors, prefix_vectors = both[: len(children)], both[len(children) :]
         if not placed:
             return vectors
-        counter = token_counter(self.settings.model)
-        n_prefix = np.asarray(counter.counts(prefixes), dtype=np.float32)
-        n_text = np.asarray(counter.counts([children[i].text for i in placed]), dtype=np.float32)
+        texts = [children[i].text for i in placed]
+        distinct = list(dict.fromkeys(prefixes + texts))  # a prefix repeats once per child of its section
+        pieces = dict(zip(distinct, token_counter(self.settings.model).counts(distinct)))
+        n_prefix = np.asarray([pieces[p] for p in prefixes], dtype=np.float32)
+        n_text = np.asarray([pieces[t] for t in texts], dtype=np.float32)
         weight = (n_prefix / np.maximum(n_prefix + n_text, 1.0))[:, None]
         mixed = weight * prefix_vectors + (1.0 - weight) * vectors[placed]
         vectors[placed] = mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)

@@ -284,7 +284,7 @@ class RoutingIndex:
         sequence = [w for w in query_words if w not in _STOP]
         pairs = set(zip(sequence, sequence[1:]))
         matched: dict[str, float] = defaultdict(float)
-        held: dict[str, set] = defaultdict(set)
+        held: dict[str, set[str]] = defaultdict(set)
         present = [w for w in words if w in self.postings]
         rare = [w for w in present if len(self.postings[w]) <= self.rare_df]
         if not rare:

@@ -190,14 +190,11 @@ class EmbeddingSettings(BaseModel):
 
     @classmethod
     def from_env(cls) -> "EmbeddingSettings":
-        threads = os.environ.get("EVIDENCE_EMBED_THREADS", "").strip()
-        if threads and not (threads.isdigit() and int(threads) >= 1):
-            raise SettingsError(f"EVIDENCE_EMBED_THREADS={threads!r}: expected a whole number of threads, 1 or more")
         return cls(
             model=os.environ.get("EVIDENCE_EMBEDDING_MODEL") or None,
             backend=embed_backend_from_env(),
             child_vectors=_choice_from_env("EVIDENCE_CHILD_VECTORS", CHILD_VECTORS, "mixed"),
-            threads=int(threads) if threads else None,
+            threads=_env_number("EVIDENCE_EMBED_THREADS", None, int, minimum=1),
         )
 
 

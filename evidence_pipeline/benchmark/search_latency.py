@@ -220,7 +220,9 @@ def indexed_vs_exact(settings: StoreSettings, embedder: Embedder, queries: Seque
 def _existing_store(path: Path, questions: Path, n_queries: int) -> int:
     if not path.is_dir():
         raise SystemExit(f"error: {path}: no store there (ingest into it first)")
-    queries = [json.loads(line)["question"] for line in questions.read_text().splitlines() if line.strip()]
+    from evidence_pipeline.evaluation.questions import load_questions
+
+    queries = [q.question for q in load_questions(questions)]
     result = {"store": str(path), "questions": str(questions)}
     result["search"] = public_search(StoreSettings(path=str(path)), Embedder(), queries, n_queries)
     print(json.dumps(result, indent=2))
