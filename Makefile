@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -67,6 +67,12 @@ eval-korean: install
 
 eval-sec: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q.jsonl --out data/reports/eval-sec --cache data/cache/eval
+
+# The same filings, 40 figure lookups (4 per filing: a statement row, a balance-sheet or
+# cash-flow row, two rows of notes or MD&A tables), written from the PDFs' text alone, each
+# naming its company and period as the filing prints them (data/questions/sec-10q-lookup.jsonl).
+eval-sec-lookup: install
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q-lookup.jsonl --out data/reports/eval-sec-lookup --cache data/cache/eval
 
 # FinanceBench's filings (900 pages): the questions curated by
 # `python -m evidence_pipeline.evaluation.curate_financebench` (decisions beside the file).

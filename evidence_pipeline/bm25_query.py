@@ -67,7 +67,7 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _light_stem(word: str) -> str:
+def light_stem(word: str) -> str:
     """Plural strip only (tables -> table, batches -> batch, studies -> study)."""
     if len(word) <= 3 or not word.isalpha():
         return word
@@ -94,7 +94,7 @@ def hangul_tokens(run: str) -> list[str]:
 
 def _word_tokens(word: str) -> list[str]:
     if not _HANGUL_RUN.search(word):
-        return [] if word in STOPWORDS else [_light_stem(word)]
+        return [] if word in STOPWORDS else [light_stem(word)]
     out: list[str] = []
     for part in _HANGUL_SPLIT.findall(word):
         out.extend(hangul_tokens(part) if _HANGUL_RUN.match(part) else _word_tokens(part))

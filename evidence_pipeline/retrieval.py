@@ -22,6 +22,7 @@ from evidence_pipeline.embedding import Embedder, token_counter
 from evidence_pipeline.records import DocumentCard, SearchHit, document_head
 from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.routing import RoutingIndex
+from evidence_pipeline.row_names import NAMED_ROW_DEPTH, promote_named_rows
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.splitting import piece_number
@@ -177,6 +178,10 @@ def whole_table(store: Store, hit: StoredHit, query: str, max_tokens: int = WHOL
     return hit.model_copy(update={"payload": merged})
 
 
+def _parent_text(hit: StoredHit) -> str:
+    return hit.payload.get("parent_text", "")
+
+
 def search_store(
     store: Store,
     embedder: Embedder,
@@ -202,10 +207,14 @@ def search_store(
         return [to_hit(s) for s in store.dense_search(list(dense), k, doc_ids=doc_ids)]
     sparse = SparseEncoder().encode_query(query)
 
+    depth = max(k, NAMED_ROW_DEPTH)
+
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
         if hybrid:
-            return store.hybrid_search(list(dense), sparse, k, doc_ids=ids)
-        return store.sparse_search(sparse, k, doc_ids=ids)
+            found = store.hybrid_search(list(dense), sparse, depth, doc_ids=ids)
+        else:
+            found = store.sparse_search(sparse, depth, doc_ids=ids)
+        return promote_named_rows(found, query, _parent_text)[:k]
 
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):

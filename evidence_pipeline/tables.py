@@ -167,6 +167,15 @@ def _spans(row: list[str]) -> list[tuple[str, int]]:
     return out
 
 
+_BODY_ROW_LABEL = re.compile(r"<tr><td>(.*?)</td>")
+
+
+def row_labels(text: str) -> list[str]:
+    """The first cell of every body row of the tables ``table_html`` rendered into ``text``
+    (a parent's text), unescaped: the row labels a reader looks a figure up by."""
+    return [html.unescape(label) for label in _BODY_ROW_LABEL.findall(text) if label.strip()]
+
+
 def table_html(header: list[list[str]], rows: list[list[str]], caption: str | None = None) -> str:
     esc = html.escape
     parts = ["<table>"]

@@ -128,6 +128,13 @@ def test_question_set_and_speed(tenq_cards):
     assert resolve("Apple Q3 2022", tenq_cards)[0][0] == "2022 Q3 AAPL"
 
 
+def test_lookups_that_name_a_period_as_the_filing_prints_it(tenq_cards):
+    """The figure lookups name their company in varied forms (legal name, short name, ticker)
+    and their period as the filing prints it ("three months ended", "as of", "Q2 fiscal 2023")."""
+    figures = evaluate(tenq_cards, load_questions(ROOT / "data" / "questions" / "sec-10q-lookup.jsonl"))
+    assert figures.coverage == 1.0 and figures.top1 >= 0.95
+
+
 def test_the_next_quarter_of_the_same_issuer_is_not_routed_beside_the_named_one(tenq_cards):
     from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
 

@@ -1,0 +1,135 @@
+"""Rows a query names: labels read from the parent's own table, and the promotion in search."""
+
+from pathlib import Path
+
+import pytest
+
+from evidence_pipeline.row_names import QueryWords, label_phrase, named_row_strength, promote_named_rows
+from evidence_pipeline.tables import row_labels, table_html
+
+STATEMENT = table_html(
+    [["", "Three Months Ended"], ["", "Oct 1, 2022"]],
+    [
+        ["Research and development", "4,302"],
+        ["Marketing, general and administrative", "1,744"],
+        ["Total operating expenses", "6,710"],
+        ["Advertising services (5) 7,612", "9,548"],
+        ["Net sales", "110,812"],
+        ["R&D <capitalised>", "12"],
+    ],
+    caption="Consolidated Statements of Income",
+)
+
+
+def test_row_labels_reads_back_the_rendered_rows():
+    assert row_labels(STATEMENT) == [
+        "Research and development",
+        "Marketing, general and administrative",
+        "Total operating expenses",
+        "Advertising services (5) 7,612",
+        "Net sales",
+        "R&D <capitalised>",
+    ]
+    assert row_labels("Plain prose, no table.") == []
+
+
+@pytest.mark.parametrize(
+    "label, phrase, content",
+    [
+        ("Total operating expenses", ("operating", "expense"), 2),  # "Total" qualifies, it does not name
+        ("Advertising services (5) 7,612", ("advertising", "service"), 2),  # marker and a stray figure cut
+        ("Inventories", ("inventory",), 1),  # plural as BM25 strips it
+        ("Net income", ("net", "income"), 1),
+        ("Net sales", (), 0),  # one short content word names nothing on its own
+        ("pH", (), 0),
+        ("Total", (), 0),
+    ],
+)
+def test_label_phrase(label, phrase, content):
+    assert label_phrase(label) == (phrase, content)
+
+
+def test_the_longest_label_the_query_holds_word_for_word():
+    held = QueryWords("What were Intel's marketing, general and administrative expenses for the three months ended October 1, 2022?")
+    assert named_row_strength(STATEMENT, held) == 3
+    # "general and administrative" alone is part of the label, not the label: no row named
+    assert named_row_strength(STATEMENT, QueryWords("general and administrative costs")) == 0
+    assert named_row_strength(STATEMENT, QueryWords("Amazon advertising services net sales")) == 2
+    assert named_row_strength(STATEMENT, QueryWords("total operating expenses")) == 2
+    assert named_row_strength("no table here", held) == 0
+
+
+def test_a_korean_label_is_held_with_its_particle():
+    cycle = table_html([["변수", "설정값"]], [["멸균 온도", "134"], ["챔버 압력", "2.1"]], caption="표 2: 다공성 부하 멸균 사이클 변수")
+    placement = table_html([["부하 유형", "지표 수"]], [["다공성 부하", "12"]], caption="표 3: 생물학적 지표 배치 위치")
+    query = QueryWords("다공성 부하 사이클의 멸균 온도는 몇 도인가?")
+    assert named_row_strength(cycle, query) == 2  # "온도는" holds "온도"
+    assert named_row_strength(placement, query) == 2
+    # both tables name a row: the order the search gave between them stays
+    hits = _hits([cycle, placement])
+    assert promote_named_rows(hits, "다공성 부하 사이클의 멸균 온도는 몇 도인가?", lambda h: h["parent_text"]) == hits
+    # a longer tail is another word, not a particle
+    assert named_row_strength(cycle, QueryWords("멸균 온도계에서 읽는다")) == 0
+
+
+def _hits(texts):
+    return [{"id": n, "parent_text": t} for n, t in enumerate(texts)]
+
+
+def test_promotion_moves_the_named_table_past_the_prose_and_keeps_the_rest_in_order():
+    prose = "Marketing, general and administrative expenses increased $86 million."
+    hits = _hits([prose, "other prose", STATEMENT, "more prose"])
+    query = "Intel marketing, general and administrative expenses, Q3 2022"
+    promoted = promote_named_rows(hits, query, lambda h: h["parent_text"])
+    assert [h["id"] for h in promoted] == [2, 0, 1, 3]
+    # no row named: the order is the order given
+    assert promote_named_rows(hits, "why did spending rise", lambda h: h["parent_text"]) == hits
+    # only the first `depth` parents may move
+    assert promote_named_rows(hits, query, lambda h: h["parent_text"], depth=2) == hits
+
+
+def test_a_more_specific_label_ranks_first_among_named_tables():
+    short = table_html([], [["Operating expenses", "1"]])
+    hits = _hits(["prose", short, STATEMENT])
+    promoted = promote_named_rows(hits, "marketing, general and administrative operating expenses", lambda h: h["parent_text"])
+    assert [h["id"] for h in promoted][:2] == [2, 1]
+
+
+@pytest.fixture(scope="module")
+def mdna_store(corpora, tmp_path_factory):
+    """Pages 40-42 of a real 10-Q: one MD&A table per operating expense line (research and
+    development, sales and marketing, general and administrative), each with the same
+    column heads and the same explanatory sentences around it."""
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.pipeline import ingest_parsed
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store.edge import EdgeStore
+
+    pdf = Path(corpora) / "sec-10q-dev" / "pdfs" / "2023 Q1 MSFT.pdf"
+    store = EdgeStore(StoreSettings(path=str(tmp_path_factory.mktemp("mdna") / "store")))
+    embedder = Embedder()
+    ingest_parsed(DoclingParser().parse(pdf, pages=(40, 42)), store, embedder, token_counter(None))
+    yield store, embedder
+    store.close()
+
+
+QUERY = "What were Microsoft's general and administrative expenses for the three months ended December 31, 2022?"
+
+
+def test_search_returns_the_table_of_the_named_row_first(mdna_store, monkeypatch):
+    import evidence_pipeline.retrieval as retrieval
+
+    hits = retrieval.search_store(*mdna_store, QUERY, k=5)
+    assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
+    # without the promotion a same-shaped expense table of the section comes first
+    monkeypatch.setattr(retrieval, "promote_named_rows", lambda hits, query, text: list(hits))
+    plain = retrieval.search_store(*mdna_store, QUERY, k=5)
+    assert "2,337" not in plain[0].parent_text
+
+
+def test_the_first_results_do_not_depend_on_k(mdna_store):
+    from evidence_pipeline.retrieval import search_store
+
+    ids = [h.parent_id for h in search_store(*mdna_store, QUERY, k=10)]
+    assert [h.parent_id for h in search_store(*mdna_store, QUERY, k=3)] == ids[:3]
