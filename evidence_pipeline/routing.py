@@ -4,7 +4,7 @@
 for the documents the query names: by an identifier (exact), by its title or a distinctive part
 of it, by its organisation (a legal or short name, or a ticker printed in capitals), or by a
 period ("Q3 2023", "fiscal 2022", "quarter ended July 2023", "three months ended April 1,
-2023"). A query that names no document gets ``[]``. Everything comes from the cards.
+2023", a balance-sheet date "as of October 30, 2022"). A query that names no document gets ``[]``. Everything comes from the cards.
 
 Strengths (0..1) add up by kind, so a document that matches several references outranks one
 that matches a single one: an identifier alone is decisive; organisation and period together
@@ -58,6 +58,9 @@ _ENDED = re.compile(
     r"\s+ended\s+([a-z]{3,9}\.?\s+(?:\d{1,2},?\s+)?\d{4})",
     re.I,
 )
+# A balance-sheet date: "as of October 30, 2022", "at December 31, 2022" (a whole date only:
+# "as of 2022" is a year, below).
+_AS_OF = re.compile(r"\b(?:as\s+of|as\s+at|at)\s+([a-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+[a-z]{3,9}\.?\s+\d{4})", re.I)
 _BARE_YEAR = re.compile(r"\b(?:in|of|for|during|as of|year|end of)\s+(20\d\d|19\d\d)\b", re.I)
 
 
@@ -106,6 +109,11 @@ def query_periods(query: str) -> list[PeriodRef]:
             end = parse_date(f"{parts[0]} 1, {parts[-1]}")
         if end is not None:
             refs.append(PeriodRef(end.year, end=end, month_only=month_only))
+            spans.append(m.span())
+    for m in _AS_OF.finditer(query):
+        end = parse_date(m.group(1))
+        if end is not None and not any(a <= m.start() < b for a, b in spans):
+            refs.append(PeriodRef(end.year, end=end))
             spans.append(m.span())
     for m in _FISCAL_YEAR.finditer(query):
         if not any(a <= m.start() < b for a, b in spans):

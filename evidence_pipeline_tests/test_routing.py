@@ -111,6 +111,20 @@ def test_query_periods():
     (q,) = query_periods("in the first quarter of 2023")
     assert (q.year, q.quarter) == (2023, 1)
     assert query_periods("Q22023 revenue")[0].quarter == 2
+    (q,) = query_periods("excess inventory purchase obligations as of October 30, 2022")
+    assert q.end.isoformat() == "2022-10-30" and not q.weak  # a balance-sheet date
+    (q,) = query_periods("cash at 1 July 2023")
+    assert q.end.isoformat() == "2023-07-01"
+    (q,) = query_periods("debt as of 2022")
+    assert q.end is None and q.weak  # a year alone stays a weak hint
+
+
+def test_a_balance_sheet_date_picks_the_quarter_that_ends_on_it(tenq_cards):
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    index = RoutingIndex(tenq_cards)
+    assert routed_documents("NVDA accounts receivable as of April 30, 2023", index, DEFAULT_ROUTING) == ["2023 Q1 NVDA"]
+    assert routed_documents("NVDA accounts receivable as of October 30, 2022", index, DEFAULT_ROUTING) == ["2022 Q3 NVDA"]
 
 
 def test_question_set_and_speed(tenq_cards):
