@@ -2,7 +2,8 @@
 
 "What were Intel's marketing, general and administrative expenses for the three months
 ended October 1, 2022?" holds the label of the row "Marketing, general and administrative";
-"AWS segment operating expenses" holds "Operating expenses". Dense vectors and BM25 rank
+"AWS segment operating expenses" holds "Operating expenses"; "Intel's R&D expenditure" holds
+the acronym of "Research and development" (``label_acronyms``). Dense vectors and BM25 rank
 the prose that discusses such an item ("General and administrative expenses increased $953
 million ...") level with, or above, the table row that prints its figure: the sentence
 shares as many words with the query, and more of them. A row label the query holds whole
@@ -16,7 +17,8 @@ in which no row is named keeps its order. The labels come from the parent's own 
 
 Measured (full system, ev@1 / ev@5, same commit and cache, without -> with):
 `make eval-sec-lookup` 0.475 / 0.850 -> 0.850 / 0.975, `make eval-sec` 0.290 / 0.452 ->
-0.355 / 0.548; `make eval`, `make eval-twins`, `make eval-finance` and `make eval-korean`
+0.355 / 0.548 (with acronyms 0.387 / 0.581: "Intel's R&D expenditure" finds the income
+statement's row, where a key-terms table defining "R&D" had come first); `make eval`, `make eval-twins`, `make eval-finance` and `make eval-korean`
 unchanged. ``NAMED_ROW_DEPTH`` 5 / 10 / 20 / 30 / 50 gave eval-sec-lookup ev@1 0.750 / 0.775 /
 0.850 / 0.850 / 0.850 and eval-sec 0.290 / 0.290 / 0.355 / 0.355 / 0.323; eval-finance ev@1
 0.440 / 0.400 / 0.400 / 0.360 / 0.360. Search p50 on the 10-Q store rose about 2 ms
@@ -69,19 +71,43 @@ def label_phrase(label: str) -> tuple[tuple[str, ...], int]:
     phrase = words(name)
     while phrase and phrase[0] in _LEADING:
         phrase = phrase[1:]
-    content = [w for w in phrase if w not in STOPWORDS and w not in _QUALIFIERS and not w.isdigit()]
+    # a letter alone is a piece of an abbreviation ("R&D" reads "r", "d"), not a word that names
+    content = [w for w in phrase if len(w) > 1 and w not in STOPWORDS and w not in _QUALIFIERS and not w.isdigit()]
     if not content or (len(content) == 1 and len(content[0]) < MIN_SOLE_WORD):
         return (), 0
     return tuple(phrase), len(content)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def label_acronyms(label: str) -> frozenset[str]:
+    """The acronyms a label of two words or more is written as: the initials of its words,
+    "and" as "&" ("Research and development" -> "R&D", "Selling, general and administrative"
+    -> "SG&A", "Property, plant and equipment" -> "PP&E"), with and without the initials of
+    its other small words ("Earnings per share" -> "EPS" and "ES")."""
+    name = _LABEL_END.split(label, maxsplit=1)[0]
+    parts = [w for w in _WORD.findall(name) if not w.isdigit()]
+    while parts and parts[0].lower() in _LEADING:
+        parts = parts[1:]
+    if len(parts) < 2:
+        return frozenset()
+
+    def initials(keep_small: bool) -> str:
+        return "".join(
+            "&" if w.lower() == "and" else w[0].upper()
+            for w in parts
+            if keep_small or w.lower() == "and" or w.lower() not in STOPWORDS
+        )
+
+    return frozenset(a for a in (initials(True), initials(False)) if len(a.replace("&", "")) >= 2)
+
+
 def named_row_strength(parent_text: str, query: "QueryWords") -> int:
     """Content words of the longest row label of the parent's table that the query holds
-    as a phrase; 0 when the query names none of its rows."""
+    as a phrase or as its acronym; 0 when the query names none of its rows."""
     best = 0
     for label in row_labels(parent_text):
         phrase, content = label_phrase(label)
-        if content > best and query.holds(phrase):
+        if content > best and (query.holds(phrase) or (query.acronyms and query.acronyms & label_acronyms(label))):
             best = content
     return best
 
@@ -92,13 +118,19 @@ PARTICLE_SYLLABLES = 2
 label's word when it opens with it and at most this many syllables follow."""
 
 
+# An acronym as a query writes it: capitals, "&" between them ("R&D", "SG&A", "EPS").
+_ACRONYM = re.compile(r"(?<![\w&])[A-Z](?:[A-Z]|&(?=[A-Z]))+(?![\w&])")
+
+
 class QueryWords:
     """A query's words, each with the forms a label's word may take to match it (the word;
-    for a Hangul word, also the word less a particle of up to ``PARTICLE_SYLLABLES``)."""
+    for a Hangul word, also the word less a particle of up to ``PARTICLE_SYLLABLES``), and
+    the acronyms it writes (matched against ``label_acronyms``)."""
 
     def __init__(self, query: str):
         self.forms = [self._forms(w) for w in words(query)]
         self.known = frozenset().union(*self.forms)
+        self.acronyms = frozenset(_ACRONYM.findall(query))
 
     @staticmethod
     def _forms(word: str) -> frozenset[str]:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_pipeline.row_names import QueryWords, label_phrase, named_row_strength, promote_named_rows
+from evidence_pipeline.row_names import QueryWords, label_acronyms, label_phrase, named_row_strength, promote_named_rows
 from evidence_pipeline.tables import row_labels, table_html
 
 STATEMENT = table_html(
@@ -42,6 +42,7 @@ def test_row_labels_reads_back_the_rendered_rows():
         ("Net income", ("net", "income"), 1),
         ("Net sales", (), 0),  # one short content word names nothing on its own
         ("pH", (), 0),
+        ("R&D", (), 0),  # letters of an abbreviation are no words (its table is named by acronym only where it spells a label)
         ("Total", (), 0),
     ],
 )
@@ -57,6 +58,31 @@ def test_the_longest_label_the_query_holds_word_for_word():
     assert named_row_strength(STATEMENT, QueryWords("Amazon advertising services net sales")) == 2
     assert named_row_strength(STATEMENT, QueryWords("total operating expenses")) == 2
     assert named_row_strength("no table here", held) == 0
+
+
+@pytest.mark.parametrize(
+    "label, acronyms",
+    [
+        ("Research and development", {"R&D"}),
+        ("Selling, general and administrative", {"SG&A"}),
+        ("Property, plant and equipment (2)", {"PP&E"}),
+        ("Earnings per share", {"EPS"}),
+        ("Total operating expenses", {"OE"}),
+        ("Inventories", set()),  # one word is no acronym
+    ],
+)
+def test_label_acronyms(label, acronyms):
+    assert label_acronyms(label) == acronyms
+
+
+def test_a_query_names_a_row_by_its_acronym():
+    query = QueryWords("What was Intel's R&D expenditure in Q1 2023?")
+    assert query.acronyms == {"R&D"}
+    assert named_row_strength(STATEMENT, query) == 2  # "Research and development"
+    assert named_row_strength(STATEMENT, QueryWords("What was Intel's MG&A in Q1 2023?")) == 3
+    # an acronym no label spells names nothing; lower case is a word, not an acronym
+    assert named_row_strength(STATEMENT, QueryWords("What did INTC spend on M&A?")) == 0
+    assert QueryWords("r&d spending").acronyms == frozenset()
 
 
 def test_a_korean_label_is_held_with_its_particle():
