@@ -4,7 +4,8 @@
 for the documents the query names: by an identifier (exact), by its title or a distinctive part
 of it, by its organisation (a legal or short name, or a ticker printed in capitals), or by a
 period ("Q3 2023", "fiscal 2022", "quarter ended July 2023", "three months ended April 1,
-2023", a balance-sheet date "as of October 30, 2022"). A query that names no document gets ``[]``. Everything comes from the cards.
+2023", a balance-sheet date "as of October 30, 2022"). A query that names no document gets
+``[]``. Everything comes from the cards.
 
 Strengths (0..1) add up by kind, so a document that matches several references outranks one
 that matches a single one: an identifier alone is decisive; organisation and period together

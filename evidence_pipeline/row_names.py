@@ -18,8 +18,8 @@ in which no row is named keeps its order. The labels come from the parent's own 
 Measured (full system, ev@1 / ev@5, same commit and cache, without -> with):
 `make eval-sec-lookup` 0.475 / 0.850 -> 0.850 / 0.975, `make eval-sec` 0.290 / 0.452 ->
 0.355 / 0.548 (with acronyms 0.387 / 0.581: "Intel's R&D expenditure" finds the income
-statement's row, where a key-terms table defining "R&D" had come first); `make eval`, `make eval-twins`, `make eval-finance` and `make eval-korean`
-unchanged. ``NAMED_ROW_DEPTH`` 5 / 10 / 20 / 30 / 50 gave eval-sec-lookup ev@1 0.750 / 0.775 /
+statement's row, where a key-terms table defining "R&D" had come first); `make eval`,
+`make eval-twins`, `make eval-finance` and `make eval-korean` unchanged. ``NAMED_ROW_DEPTH`` 5 / 10 / 20 / 30 / 50 gave eval-sec-lookup ev@1 0.750 / 0.775 /
 0.850 / 0.850 / 0.850 and eval-sec 0.290 / 0.290 / 0.355 / 0.355 / 0.323; eval-finance ev@1
 0.440 / 0.400 / 0.400 / 0.360 / 0.360. Search p50 on the 10-Q store rose about 2 ms
 (``benchmark.search_latency --store``). The cost is a question that asks why a figure moved
@@ -66,7 +66,7 @@ def words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=1 << 16)
 def label_phrase(label: str) -> tuple[tuple[str, ...], int]:
     """The words that name a row, and how many of them carry content (not stopwords,
-    qualifiers or figures). ``([], 0)`` when the label names nothing on its own."""
+    qualifiers, figures or single letters). ``((), 0)`` when the label names nothing on its own."""
     name = _LABEL_END.split(label, maxsplit=1)[0]
     phrase = words(name)
     while phrase and phrase[0] in _LEADING:
@@ -83,7 +83,7 @@ def label_acronyms(label: str) -> frozenset[str]:
     """The acronyms a label of two words or more is written as: the initials of its words,
     "and" as "&" ("Research and development" -> "R&D", "Selling, general and administrative"
     -> "SG&A", "Property, plant and equipment" -> "PP&E"), with and without the initials of
-    its other small words ("Earnings per share" -> "EPS" and "ES")."""
+    its other stopwords ("Cost of revenue" -> "COR" and "CR")."""
     name = _LABEL_END.split(label, maxsplit=1)[0]
     parts = [w for w in _WORD.findall(name) if not w.isdigit()]
     while parts and parts[0].lower() in _LEADING:

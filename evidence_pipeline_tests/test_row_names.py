@@ -67,6 +67,7 @@ def test_the_longest_label_the_query_holds_word_for_word():
         ("Selling, general and administrative", {"SG&A"}),
         ("Property, plant and equipment (2)", {"PP&E"}),
         ("Earnings per share", {"EPS"}),
+        ("Cost of revenue", {"COR", "CR"}),
         ("Total operating expenses", {"OE"}),
         ("Inventories", set()),  # one word is no acronym
     ],
