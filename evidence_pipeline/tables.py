@@ -176,6 +176,23 @@ def row_labels(text: str) -> list[str]:
     return [html.unescape(label) for label in _BODY_ROW_LABEL.findall(text) if label.strip()]
 
 
+_FIRST_BODY_ROW = re.compile(r"<tbody><tr>(.*?)</tr>")
+_CELL = re.compile(r"<td>(.*?)</td>")
+_HUNDRED_PERCENT = re.compile(r"100(?:\.0+)?\s*%")
+
+
+def common_size(text: str) -> bool:
+    """The first table ``table_html`` rendered into ``text`` is a common-size table: each figure
+    a percentage of its column's first row, whose figures all read 100% ("Revenue 100.0 %",
+    then "Cost of revenue 35.4"). A table that prints amounts beside the percentages is not."""
+    first = _FIRST_BODY_ROW.search(text)
+    if first is None:
+        return False
+    values = [html.unescape(cell).strip() for cell in _CELL.findall(first.group(1))[1:]]
+    values = [v for v in values if v]
+    return bool(values) and all(_HUNDRED_PERCENT.fullmatch(v) for v in values)
+
+
 def table_html(header: list[list[str]], rows: list[list[str]], caption: str | None = None) -> str:
     esc = html.escape
     parts = ["<table>"]

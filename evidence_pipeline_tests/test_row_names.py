@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.row_names import QueryWords, label_acronyms, label_phrase, named_row_strength, promote_named_rows
-from evidence_pipeline.tables import row_labels, table_html
+from evidence_pipeline.tables import common_size, row_labels, table_html
 
 STATEMENT = table_html(
     [["", "Three Months Ended"], ["", "Oct 1, 2022"]],
@@ -84,6 +84,30 @@ def test_a_query_names_a_row_by_its_acronym():
     # an acronym no label spells names nothing; lower case is a word, not an acronym
     assert named_row_strength(STATEMENT, QueryWords("What did INTC spend on M&A?")) == 0
     assert QueryWords("r&d spending").acronyms == frozenset()
+
+
+COMMON_SIZE = table_html(
+    [["", "April 30, 2023", "May 1, 2022"]],
+    [["Revenue", "100.0 %", "100.0 %"], ["Cost of revenue", "35.4", "34.5"], ["Gross profit", "64.6", "65.5"]],
+)
+
+
+def test_common_size_tables_are_read_from_their_first_row():
+    assert common_size(COMMON_SIZE)
+    # amounts beside the percentages: a statement with a percent column, not a common-size view
+    assert not common_size(table_html([], [["Net revenue", "$11,715", "100.0 %"], ["Gross margin", "3,995", "34.1"]]))
+    assert not common_size(STATEMENT)
+    assert not common_size("prose only")
+
+
+def test_a_common_size_table_is_not_promoted_past_the_statement():
+    statement = table_html(
+        [["", "April 30, 2023"]], [["Revenue", "7,192"], ["Cost of revenue", "2,544"], ["Gross profit", "4,648"]]
+    )
+    hits = _hits([COMMON_SIZE, "prose", statement])
+    promoted = promote_named_rows(hits, "What gross profit did NVIDIA report for the three months ended April 30, 2023?",
+                                  lambda h: h["parent_text"])
+    assert [h["id"] for h in promoted] == [2, 0, 1]
 
 
 def test_a_korean_label_is_held_with_its_particle():
