@@ -66,14 +66,20 @@ def words(text: str) -> list[str]:
     return [light_stem(w) for w in _WORD.findall(fold(text))]
 
 
+def _label_name(label: str) -> list[str]:
+    """The words of a label that name its row, as printed: cut at a footnote marker or a stray
+    figure (``_LABEL_END``), a leading "Total" left out."""
+    name = _WORD.findall(_LABEL_END.split(label, maxsplit=1)[0])
+    while name and fold(name[0]) in _LEADING:
+        name = name[1:]
+    return name
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def label_phrase(label: str) -> tuple[tuple[str, ...], int]:
     """The words that name a row, and how many of them carry content (not stopwords,
     qualifiers, figures or single letters). ``((), 0)`` when the label names nothing on its own."""
-    name = _LABEL_END.split(label, maxsplit=1)[0]
-    phrase = words(name)
-    while phrase and phrase[0] in _LEADING:
-        phrase = phrase[1:]
+    phrase = [light_stem(fold(w)) for w in _label_name(label)]
     # a letter alone is a piece of an abbreviation ("R&D" reads "r", "d"), not a word that names
     content = [w for w in phrase if len(w) > 1 and w not in STOPWORDS and w not in _QUALIFIERS and not w.isdigit()]
     if not content or (len(content) == 1 and len(content[0]) < MIN_SOLE_WORD):
@@ -87,10 +93,7 @@ def label_acronyms(label: str) -> frozenset[str]:
     "and" as "&" ("Research and development" -> "R&D", "Selling, general and administrative"
     -> "SG&A", "Property, plant and equipment" -> "PP&E"), with and without the initials of
     its other stopwords ("Cost of revenue" -> "COR" and "CR")."""
-    name = _LABEL_END.split(label, maxsplit=1)[0]
-    parts = [w for w in _WORD.findall(name) if not w.isdigit()]
-    while parts and parts[0].lower() in _LEADING:
-        parts = parts[1:]
+    parts = [w for w in _label_name(label) if not w.isdigit()]
     if len(parts) < 2:
         return frozenset()
 
@@ -164,7 +167,8 @@ def promote_named_rows(hits: Sequence[T], query: str, parent_text: Callable[[T],
     keep the rank the lists gave them."""
     held = QueryWords(query)
     texts = [parent_text(h) if n < depth else "" for n, h in enumerate(hits)]
-    strengths = [named_row_strength(t, held) if t and not common_size(t) else 0 for t in texts]
+    strengths = [named_row_strength(t, held) if t else 0 for t in texts]
+    strengths = [0 if s and common_size(t) else s for s, t in zip(strengths, texts)]
     named = sorted((n for n, s in enumerate(strengths) if s), key=lambda n: (-strengths[n], n))
     if not named:
         return list(hits)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from typing import Literal
+from typing import Literal, get_args
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -144,7 +144,7 @@ def _env_number(name: str, default, kind, *, minimum):
 
 
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token"]
-EMBED_BACKENDS: tuple[str, ...] = ("torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
+EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
 # Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
 # `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
 # --texts 400` (load 2.3): onnx 1.27x, 1.000; onnx-int8-mixed 1.95x, 0.994; onnx-int8 2.43x,
@@ -164,7 +164,7 @@ DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-token"
 # ``mixed`` embeds the two apart and averages them by word pieces (each distinct prefix once);
 # ``joint`` embeds ``prefix\ntext`` as one text (the previous releases', about twice the work).
 ChildVectors = Literal["mixed", "joint"]
-CHILD_VECTORS: tuple[str, ...] = ("mixed", "joint")
+CHILD_VECTORS: tuple[str, ...] = get_args(ChildVectors)
 
 
 def model_cache_dir() -> Path:
