@@ -40,8 +40,11 @@ if TYPE_CHECKING:
 # a period head centred over two value columns heads both, a row of its own; notes printed
 # smaller than a filing's own top headings nest in its outline when it prints no Part or Item;
 # 10: a child's vector mixes its prefix's and its text's, each embedded apart — Embedder.embed_children;
-# a body sentence of fewer than three words joins its neighbour — records.joined_fragments).
-PIPELINE_VERSION = "10"
+# a body sentence of fewer than three words joins its neighbour — records.joined_fragments;
+# 11: a note's heading or a lead-in sentence ends a table and opens the next — table_finder.opens_next;
+# "NOTE 6 — INVENTORIES" in the body's own type is a heading by its capitals; a Part or Item
+# heading, or a centred title in capitals, stops a table growing up into it — table_finder._title).
+PIPELINE_VERSION = "11"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -192,6 +192,17 @@ def period_score(period: CardPeriod, ref: PeriodRef) -> float:
     return 0.0
 
 
+# A ticker, or a short name printed in capitals ("AAPL", "3M", "GE"), matched case-sensitively.
+_PRINTED_NAME = re.compile(r"(?<![\w.-])(?:[A-Z][A-Z.]{0,5}|\d[A-Z]{1,3}|[A-Z]\d[A-Z]?)(?![\w])")
+_SHORT_NAME = re.compile(r"\d[A-Z]{1,3}|[A-Z]\d[A-Z]?|[A-Z]{2}")
+
+
+def _type_pattern(doc_type: str) -> re.Pattern[str]:
+    """A document type as queries write it: "10-K", "10K" and "10 K" alike."""
+    parts = [re.escape(p) for p in re.split(r"[-\s]+", doc_type.strip()) if p]
+    return re.compile(r"(?<![\w-])" + r"[-\s]?".join(parts) + r"(?![\w-])", re.I)
+
+
 def _words(text: str) -> list[str]:
     text = re.sub(r"['’]s\b", "", text.lower())
     return _WORD.findall(text)
@@ -207,9 +218,7 @@ class RoutingIndex:
     def __init__(self, cards: Sequence[DocumentCard]):
         self.cards = {c.doc_id: c for c in cards}
         self.periods = {c.doc_id: CardPeriod.of(c) for c in cards if c.period_end or c.fiscal_year}
-        self.type_patterns = {
-            t: re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])", re.I) for t in {c.doc_type for c in cards} if t
-        }
+        self.type_patterns = {t: _type_pattern(t) for t in {c.doc_type for c in cards} if t}
         self.ids: dict[str, set[str]] = defaultdict(set)
         self.names: dict[tuple[str, ...], set[str]] = defaultdict(set)
         self.tickers: dict[str, set[str]] = defaultdict(set)
@@ -226,6 +235,9 @@ class RoutingIndex:
                 if words and not (len(words) == 1 and len(words[0]) < 3):
                     self.names[words].add(card.doc_id)
                     self.max_name_len = max(self.max_name_len, len(words))
+                elif words and _SHORT_NAME.fullmatch((name or "").strip()):
+                    # "3M", "GE": too short to find among lowercased words, named as printed
+                    self.tickers[name.strip()].add(card.doc_id)
             for ticker in card.tickers:
                 self.tickers[ticker].add(card.doc_id)
             sequence = [w for w in _words(card.title) if w not in _STOP]
@@ -277,8 +289,8 @@ class RoutingIndex:
 
     def _by_organisation(self, query: str, words: list[str]) -> set[str]:
         found: set[str] = set()
-        for token in re.findall(r"\b[A-Z][A-Z.]{0,5}\b", query):
-            found |= self.tickers.get(token, set())
+        for token in _PRINTED_NAME.findall(query):
+            found |= self.tickers.get(token, set()) | self.tickers.get(token.rstrip("."), set())
         for n in range(1, min(self.max_name_len, len(words)) + 1):
             for i in range(len(words) - n + 1):
                 found |= self.names.get(tuple(words[i : i + n]), set())

@@ -194,3 +194,43 @@ def test_notes_of_a_filing_without_items_nest_in_its_own_outline():
     assert noted and not any("Management's Discussion and Analysis" in p for p in noted)
     # the notes keep one level: Note 4 (set a size smaller on its page) is no child of Note 3
     assert not any(h.startswith("Note 3 :") for p in paths if any(x.startswith("Note 4 :") for x in p) for h in p)
+
+
+@pytest.mark.parametrize(
+    ("line", "opens"),
+    [
+        ("NOTE 6 — INVENTORIES", True),
+        ("Note 9 : Borrowings", True),
+        ("NOTE 9. Supplemental Cash Flow Information", True),
+        ("The components of inventories were as follows:", True),
+        ("Following are the details of the purchase price allocated to the intangible assets acquired:", True),
+        ("Current assets:", False),  # a row label alone on its line
+        ("Cash paid for amounts included in the measurement of lease liabilities:", False),
+        ("Notes payable", False),
+        ("Note: amounts in millions", False),
+    ],
+)
+def test_lines_that_open_what_follows_a_table(line, opens):
+    from evidence_pipeline.parser.table_finder import opens_next
+
+    assert opens_next(line) is opens
+
+
+def test_a_note_heading_in_body_type_ends_the_table_above_and_heads_the_next():
+    # Microsoft sets "NOTE 6 — INVENTORIES" in the body's own type, right under a derivatives
+    # table, then "The components of inventories were as follows:" and the inventory table with
+    # its own column heads. Both lines were taken for row labels: the two tables were one, under
+    # the derivatives' section, and the note was no heading.
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 MSFT.pdf", pages=(16, 18))
+    heads = [b.text for b in doc.blocks if b.label == "section_header"]
+    assert {"NOTE 6 — INVENTORIES", "NOTE 7 — BUSINESS COMBINATIONS", "NOTE 8 — GOODWILL"} <= set(heads), heads
+    tables = [u for u in build_units(doc) if u.kind == "table"]
+    (inventories,) = [u for u in tables if any(s.startswith("Raw materials |") for s in u.row_sentences)]
+    assert inventories.section_path[-1] == "NOTE 6 — INVENTORIES"
+    labels = [s.split(" |")[0] for s in inventories.row_sentences]
+    assert labels == ["Raw materials", "Work in process", "Finished goods", "Total"], labels
+    assert inventories.row_sentences[-1] == "Total | September 30, / 2022: $4,268; June 30, / 2022: $3,742"
+    for table in tables:  # no table takes in a note heading or a lead-in sentence as a row
+        assert not any(s.startswith(("NOTE ", "The components", "Following are")) for s in table.row_sentences), table.row_sentences

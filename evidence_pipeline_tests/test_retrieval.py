@@ -63,6 +63,30 @@ def test_weighted_rrf_lifts_parents_in_both_rankings():
     assert [m.payload["parent_id"] for m in weighted_rrf([([h("a")], 1.0), ([h("c")], 2.0)], k=2)] == ["c", "a"]
 
 
+def test_bm25s_own_first_parents_are_candidates_for_a_named_row_only():
+    from evidence_pipeline.retrieval import with_lexical
+    from evidence_pipeline.row_names import NAMED_ROW_DEPTH, promote_named_rows
+    from evidence_pipeline.tables import table_html
+
+    def h(parent, text="Research and development spending rose with headcount."):
+        return StoredHit(id=parent, score=0.0, payload={"parent_id": parent, "parent_text": text})
+
+    statement = table_html([["", "Q1 2023"]], [["Revenue", "$7,192"], ["Research and development", "1,875"]])
+    fused = [h(f"prose-{n}") for n in range(NAMED_ROW_DEPTH)]  # the statement ranks below these
+    query = "How much did NVIDIA allocate to research and development in Q1 2023?"
+    text = lambda hit: hit.payload["parent_text"]  # noqa: E731
+
+    found = with_lexical(fused, [h("prose-3"), h("statement", statement), h("other")])
+    assert [x.payload["parent_id"] for x in found[NAMED_ROW_DEPTH:]] == ["statement", "other"]  # no repeats, BM25's order
+    first = promote_named_rows(found, query, text, depth=len(found))[:5]
+    assert first[0].payload["parent_id"] == "statement"
+    # BM25's other parents are no candidates for anything else: they follow every fused parent
+    unnamed = promote_named_rows(with_lexical(fused, [h("other")]), query, text, depth=NAMED_ROW_DEPTH + 1)
+    assert [x.payload["parent_id"] for x in unnamed] == [*(f"prose-{n}" for n in range(NAMED_ROW_DEPTH)), "other"]
+    # without BM25's list the statement is not there to move up
+    assert "statement" not in [x.payload["parent_id"] for x in promote_named_rows(fused, query, text)]
+
+
 def test_weighted_rrf_gives_ties_to_the_earlier_list():
     from evidence_pipeline.retrieval import weighted_rrf
 

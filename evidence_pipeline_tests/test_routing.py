@@ -157,3 +157,34 @@ def test_the_next_quarter_of_the_same_issuer_is_not_routed_beside_the_named_one(
     resolved = dict(index.resolve(query))
     assert resolved["2022 Q3 MSFT"] > resolved["2023 Q1 MSFT"] > 0  # the quarter after still ranks
     assert routed_documents(query, index, DEFAULT_ROUTING) == ["2022 Q3 MSFT"]
+
+
+def _filing(doc_id, organisation, names, doc_type, period_end, months, fiscal_year, tickers=()):
+    from evidence_pipeline.records import DocumentCard
+
+    return DocumentCard(
+        doc_id=doc_id, title=f"{organisation} Form {doc_type}", doc_type=doc_type, organisation=organisation,
+        names=list(names), tickers=list(tickers), period_end=period_end, period_months=months, fiscal_year=fiscal_year,
+    )
+
+
+def test_a_short_name_is_named_as_printed_and_a_form_without_its_hyphen():
+    # "3M" is two characters: too short to look up among the query's lowercased words (where
+    # "us" or "it" would name documents by chance); it is matched as printed, like a ticker.
+    cards = [
+        _filing("mmm", "3M COMPANY", ["3M"], "10-K", "2018-12-31", 12, 2018),
+        _filing("ge", "GENERAL ELECTRIC COMPANY", ["GE"], "10-K", "2018-12-31", 12, 2018),
+        _filing("pfe-k", "PFIZER INC.", ["PFIZER"], "10-K", "2021-12-31", 12, 2021, ["PFE"]),
+        _filing("pfe-q", "PFIZER INC.", ["PFIZER"], "10-Q", "2023-07-02", 3, 2023, ["PFE"]),
+    ]
+    index = RoutingIndex(cards)
+    assert top(index, "What is the FY2018 capital expenditure amount for 3M?") == "mmm"
+    assert top(index, "GE revenue in 2018") == "ge"
+    lower = dict(index.resolve("ge revenue in 2018"))  # in lower case it is no name: the year alone
+    assert lower["ge"] == lower["mmm"]
+    # "10K" names the form "10-K" as "10-K" does; "10-K" names no ticker "K"
+    assert index.resolve("companies acquired by Pfizer mentioned in this 10K report")[0][0] == "pfe-k"
+    resolved = dict(index.resolve("companies acquired by Pfizer in this 10-K"))
+    assert resolved["pfe-k"] > resolved["pfe-q"]
+    both = dict(index.resolve("companies acquired by Pfizer"))
+    assert both["pfe-k"] == both["pfe-q"]

@@ -39,7 +39,9 @@ def test_row_labels_reads_back_the_rendered_rows():
         ("Total operating expenses", ("operating", "expense"), 2),  # "Total" qualifies, it does not name
         ("Advertising services (5) 7,612", ("advertising", "service"), 2),  # marker and a stray figure cut
         ("Inventories", ("inventory",), 1),  # plural as BM25 strips it
-        ("Net income", ("net", "income"), 1),
+        ("Net income", ("income",), 1),  # a leading "Net" qualifies too: "income" names it
+        ("Net cash from operations", ("cash", "from", "operation"), 2),
+        ("Income, net", ("income", "net"), 1),  # only where it opens the label
         ("Net sales", (), 0),  # one short content word names nothing on its own
         ("pH", (), 0),
         ("R&D", (), 0),  # letters of an abbreviation are no words (its table is named by acronym only where it spells a label)
@@ -58,6 +60,15 @@ def test_the_longest_label_the_query_holds_word_for_word():
     assert named_row_strength(STATEMENT, QueryWords("Amazon advertising services net sales")) == 2
     assert named_row_strength(STATEMENT, QueryWords("total operating expenses")) == 2
     assert named_row_strength("no table here", held) == 0
+
+
+def test_a_query_names_a_net_row_without_saying_net():
+    statement = table_html([["", "Q1 2023"]], [["Net revenue", "$11,715"], ["Gross margin", "4,008"]])
+    assert named_row_strength(statement, QueryWords("What was Intel's revenue in Q1 2023?")) == 1
+    assert named_row_strength(statement, QueryWords("Intel's net revenue, Q1 2023")) == 1
+    # a word the label holds elsewhere does not name it: "Revenue, net" needs "revenue net"
+    inverted = table_html([["", "Q1 2023"]], [["Revenue, net of returns", "$11,715"]])
+    assert named_row_strength(inverted, QueryWords("What was Intel's revenue in Q1 2023?")) == 0
 
 
 @pytest.mark.parametrize(
@@ -174,7 +185,7 @@ def test_search_returns_the_table_of_the_named_row_first(mdna_store, monkeypatch
     hits = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
     # without the promotion a same-shaped expense table of the section comes first
-    monkeypatch.setattr(retrieval, "promote_named_rows", lambda hits, query, text: list(hits))
+    monkeypatch.setattr(retrieval, "promote_named_rows", lambda hits, query, text, depth=0: list(hits))
     plain = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert "2,337" not in plain[0].parent_text
 

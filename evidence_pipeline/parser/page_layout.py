@@ -30,6 +30,10 @@ RUNNING_BAND = 0.125  # how deep a running header/footer line may sit, when the 
 _PAGE_NUMBER = re.compile(r"^\s*(page\s+)?[-–—]?\s*(\d{1,3}|[ivxlc]{1,6})\s*[-–—]?(\s*(of|/)\s*\d{1,3})?\s*$", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"\d+")
 _STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IGNORECASE)
+# The same kinds, and a filing's notes, with the kind set in capitals ("NOTE 6 — INVENTORIES",
+# "ITEM 2.", "NOTE 9. Supplemental Cash Flow Information"): the capitals mark the heading
+# where the filing sets it in the body's own type, neither bold nor larger.
+_CAPITAL_STRUCTURAL = re.compile(r"^\s*(PART|ITEM|CHAPTER|ARTICLE|NOTE)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b")
 
 
 def running_key(text: str) -> str:
@@ -150,6 +154,8 @@ class PageAnalyser:
             return True
         if _STRUCTURAL.match(text) and words <= 24 and (bold or size > 1.1 * self.body):
             return True  # "Item 2. Management's Discussion and Analysis of ..." wraps but is one heading
+        if _CAPITAL_STRUCTURAL.match(text) and words <= 12 and len(blk) == 1:
+            return True
         if size >= 1.15 * self.body and words <= 16:
             return True
         return bold and words <= 12 and len(blk) <= 2

@@ -10,6 +10,7 @@ claims it.
 from __future__ import annotations
 
 import math
+import re
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
 from evidence_pipeline.parser.grid import Grid
@@ -18,6 +19,37 @@ from evidence_pipeline.parser.text_lines import HEADING_NUMBER_RE, Row, group_ro
 from evidence_pipeline.text import FIGURE_CAPTION_RE, is_caption_line
 
 BoxKey = tuple[float, float, float, float]  # (l, t, r, b) of a table box
+
+# A note's heading ("NOTE 6 — INVENTORIES", "Note 9 : Borrowings") opens the next note, and a
+# lead-in sentence ("The components of inventories were as follows:") opens the next table:
+# neither is a row label of the table above it, though both stand alone in the stub area.
+NOTE_HEADING_RE = re.compile(r"^\s*note\s+\d{1,2}[a-z]?\s*(?:[—–:.-]|\s+[A-Z])", re.IGNORECASE)
+LEAD_IN_RE = re.compile(r"(?:\bas\s+follows|(?:^|\bthe\s+)following)\b[^:]*:\s*$", re.IGNORECASE)
+
+
+_STRUCTURAL_HEAD = re.compile(r"^\s*(?:part|item)\s+(?:[IVX]{1,4}|\d{1,2}[A-Z]?)\b", re.IGNORECASE)
+_PERIOD_WORD = re.compile(r"\b(?:ended|ending|months?|weeks?|years?|quarters?|fiscal|as\s+of)\b", re.IGNORECASE)
+
+
+def titles_above(text: str) -> bool:
+    """Text set like a title: in capitals, two words or more, no figure, no period and no
+    closing colon ("CONSOLIDATED STATEMENTS OF CASH FLOWS", "AMAZON.COM, INC."; a column head
+    in capitals names its period, "THREE MONTHS ENDED", and a row label in capitals introduces
+    rows, "OPERATING ACTIVITIES:")."""
+    letters = [ch for ch in re.sub(r"\([^()]*\)", "", text) if ch.isalpha()]
+    return (
+        len(letters) >= 6
+        and all(ch.isupper() for ch in letters)
+        and len(text.split()) >= 2
+        and not any(ch.isdigit() for ch in text)
+        and not _PERIOD_WORD.search(text)
+        and not text.rstrip().endswith(":")
+    )
+
+
+def opens_next(text: str) -> bool:
+    """A line that opens what comes after a table: a note's heading or a lead-in sentence."""
+    return bool(NOTE_HEADING_RE.match(text) or LEAD_IN_RE.search(text))
 
 
 def box_key(box: Box) -> BoxKey:
@@ -102,7 +134,7 @@ class TableFinder:
 
         for row in rows:
             text = row.spans[0].text
-            if is_caption_line(text):
+            if is_caption_line(text) or opens_next(text) or any(self._title(sp) for sp in row.spans):
                 close()
                 continue
             if run:
@@ -133,6 +165,13 @@ class TableFinder:
                 out.append(b.union(f) if f.height < 3 * b.height else b)
         return out
 
+    def _title(self, span: Span) -> bool:
+        """A Part or Item heading, or a title in capitals centred on the page (``titles_above``):
+        it heads the table under it, it is no row or column head of it."""
+        if _STRUCTURAL_HEAD.match(span.text):
+            return True
+        return abs(span.box.cx - self.width / 2) <= 0.06 * self.width and titles_above(span.text)
+
     def _label_row(self, row: Row, data_left: float, size: float) -> bool:
         """A row label alone on its line ("Current assets:", a wrapped label's first line):
         text in the stub area only, not a numbered heading or type larger than the table's
@@ -142,6 +181,7 @@ class TableFinder:
             len(row.spans) <= 2
             and row.box.r <= data_left - 2
             and not HEADING_NUMBER_RE.match(first)
+            and not opens_next(first)
             and not is_caption_line(first)
             and row.size <= 1.15 * max(size, self.body)
         )
@@ -172,7 +212,7 @@ class TableFinder:
             if top - row.box.b > reach:
                 break
             first = row.spans[0].text
-            if is_caption_line(first):
+            if is_caption_line(first) or (len(row.spans) == 1 and self._title(row.spans[0])):
                 break
             fits = row.box.r <= box.r + 0.1 * box.width and row.box.l >= box.l - 0.1 * box.width
             if (over_data or self._tabular(row)) and fits:
