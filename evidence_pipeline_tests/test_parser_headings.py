@@ -234,3 +234,19 @@ def test_a_note_heading_in_body_type_ends_the_table_above_and_heads_the_next():
     assert inventories.row_sentences[-1] == "Total | September 30, / 2022: $4,268; June 30, / 2022: $3,742"
     for table in tables:  # no table takes in a note heading or a lead-in sentence as a row
         assert not any(s.startswith(("NOTE ", "The components", "Following are")) for s in table.row_sentences), table.row_sentences
+
+
+def test_a_sentence_ending_with_the_next_items_bullet_is_no_heading(corpora):
+    # 3M's highlights print each bullet's glyph at the end of the line before it: "Operating income
+    # margins were / 30.2 percent, down 0.8 percentage points. ·" — that last line was a heading,
+    # and the section of everything after it in Part II.
+    from evidence_pipeline.parser import DoclingParser
+
+    path = corpora / "financebench-dev" / "pdfs" / "3M_2018_10K.pdf"
+    if not path.is_file():
+        pytest.skip("financebench corpus not present")
+    doc = DoclingParser().parse(path, pages=(21, 21))
+    (line,) = [b for b in doc.blocks if b.text.startswith("30.2 percent, down 0.8 percentage points.")]
+    assert line.label == "paragraph"
+    heads = [b.text for b in doc.blocks if b.label == "section_header"]
+    assert heads and not any(h.rstrip().endswith("·") for h in heads), heads

@@ -33,6 +33,7 @@ _STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A
 # The same kinds, and a filing's notes, with the kind set in capitals ("NOTE 6 — INVENTORIES",
 # "ITEM 2.", "NOTE 9. Supplemental Cash Flow Information"): the capitals mark the heading
 # where the filing sets it in the body's own type, neither bold nor larger.
+_TRAILING_BULLET = re.compile(r"\s+[•·▪◦‣●]\s*$")
 _CAPITAL_STRUCTURAL = re.compile(r"^\s*(PART|ITEM|CHAPTER|ARTICLE|NOTE)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b")
 
 
@@ -138,7 +139,8 @@ class PageAnalyser:
         return blocks
 
     def _headingish(self, blk: list[Span]) -> bool:
-        text = " ".join(s.text for s in blk).strip()
+        # a bullet glyph at the end is the next item's, printed on this line: "... points. ·"
+        text = _TRAILING_BULLET.sub("", " ".join(s.text for s in blk)).strip()
         if not text or len(blk) > 3 or len(text) > 160 or is_numeric(text):
             return False
         if text[-1] in ".,;" and not re.match(r"^\s*(item|section)\s+\S+\.?$", text, re.IGNORECASE):
