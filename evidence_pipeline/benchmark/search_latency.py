@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads for the query embedding (default 1, as the service)")
     parser.add_argument("--store", help="only search() on this existing embedded store")
     parser.add_argument("--questions", help="with --store: the JSON Lines question file to ask")
+    parser.add_argument("--keep", help="build the stores in this folder and keep them (the synthetic one is DIR/synthetic, for --store)")
     args = parser.parse_args(argv)
     if args.store:
         if not args.questions:
@@ -256,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     queries = [q.question for q in corpus_questions()]
     result: dict = {}
     with tempfile.TemporaryDirectory(prefix="search-latency-") as tmp:
-        work = Path(tmp)
+        work = Path(args.keep) if args.keep else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         corpus = sorted(generate_corpus(work / "corpus"), key=lambda p: p.name)
         parser_ = DoclingParser()
         docs = [parser_.parse(p) for p in corpus]
