@@ -30,10 +30,11 @@ RUNNING_BAND = 0.125  # how deep a running header/footer line may sit, when the 
 _PAGE_NUMBER = re.compile(r"^\s*(page\s+)?[-–—]?\s*(\d{1,3}|[ivxlc]{1,6})\s*[-–—]?(\s*(of|/)\s*\d{1,3})?\s*$", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"\d+")
 _STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IGNORECASE)
+# A bullet glyph ending a line is the next item's, printed on this line ("... points. ·").
+_TRAILING_BULLET = re.compile(r"\s+[•·▪◦‣●]\s*$")
 # The same kinds, and a filing's notes, with the kind set in capitals ("NOTE 6 — INVENTORIES",
 # "ITEM 2.", "NOTE 9. Supplemental Cash Flow Information"): the capitals mark the heading
 # where the filing sets it in the body's own type, neither bold nor larger.
-_TRAILING_BULLET = re.compile(r"\s+[•·▪◦‣●]\s*$")
 _CAPITAL_STRUCTURAL = re.compile(r"^\s*(PART|ITEM|CHAPTER|ARTICLE|NOTE)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b")
 
 
@@ -139,7 +140,6 @@ class PageAnalyser:
         return blocks
 
     def _headingish(self, blk: list[Span]) -> bool:
-        # a bullet glyph at the end is the next item's, printed on this line: "... points. ·"
         text = _TRAILING_BULLET.sub("", " ".join(s.text for s in blk)).strip()
         if not text or len(blk) > 3 or len(text) > 160 or is_numeric(text):
             return False

@@ -25,8 +25,7 @@ BoxKey = tuple[float, float, float, float]  # (l, t, r, b) of a table box
 # neither is a row label of the table above it, though both stand alone in the stub area.
 NOTE_HEADING_RE = re.compile(r"^\s*note\s+\d{1,2}[a-z]?\s*(?:[—–:.-]|\s+[A-Z])", re.IGNORECASE)
 LEAD_IN_RE = re.compile(r"(?:\bas\s+follows|(?:^|\bthe\s+)following)\b[^:]*:\s*$", re.IGNORECASE)
-
-
+# A Part or Item heading, and the words of a period head ("THREE MONTHS ENDED"): see ``titles_above``.
 _STRUCTURAL_HEAD = re.compile(r"^\s*(?:part|item)\s+(?:[IVX]{1,4}|\d{1,2}[A-Z]?)\b", re.IGNORECASE)
 _PERIOD_WORD = re.compile(r"\b(?:ended|ending|months?|weeks?|years?|quarters?|fiscal|as\s+of)\b", re.IGNORECASE)
 
