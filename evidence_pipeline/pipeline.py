@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 # 11: a note's heading or a lead-in sentence ends a table and opens the next — table_finder.opens_next;
 # "NOTE 6 — INVENTORIES" in the body's own type is a heading by its capitals; a Part or Item
 # heading, or a centred title in capitals, stops a table growing up into it — table_finder._title;
-# 12: a line ending in a sentence and the next item's bullet glyph is no heading).
-PIPELINE_VERSION = "12"
+# 12: a line ending in a sentence and the next item's bullet glyph is no heading;
+# 13: a table's period head left above it ("Years ended December 31") is no heading).
+PIPELINE_VERSION = "13"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -28,6 +28,11 @@ def parsed():
 def test_rules_on_plain_lines():
     for line in ("(In millions) (Unaudited)", "(in millions, except per share data)", "OR", "☐ TRANSITION REPORT PURSUANT TO SECTION 13"):
         assert not_a_heading(line), line
+    # a table's period head left above it is no section (3M, Amcor, Microsoft)
+    for line in ("Years ended December 31", "Three Months Ended September 30, Designated as Cash Flow Hedging Instruments", "Year Ended", "Three Months Ending"):
+        assert not_a_heading(line), line
+    for line in ("Year Ended December 31, 2022 Compared to Year Ended December 31, 2021", "Fiscal Year Highlights", "Quarterly Results"):
+        assert not not_a_heading(line), line
     for line in ("Item 1. Financial Statements", "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)", "4.2 Acceptance limits"):
         assert not not_a_heading(line), line
     assert STRUCTURAL_RE.match("PART I — FINANCIAL INFORMATION") and STRUCTURAL_RE.match("ITEM 1A. RISK FACTORS")

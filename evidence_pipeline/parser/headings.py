@@ -48,6 +48,13 @@ _NUMBERED_RE = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[A-Z]\.|[IVX]{1,5}\.|(se
 _TITLE_GAP = 60.0  # pt: farthest a table's title may sit above it
 _BETWEEN = ("paragraph", "section_header", "other")
 _CHECKBOX = re.compile(r"^\s*[☐☑☒□■✓✔]")
+# "Three Months Ended September 30,", "Years ended December 31", "Year Ended": a table's period
+# head left above it, never a section; "Year Ended December 31, 2022 Compared to ..." is one.
+_PERIOD_HEAD = re.compile(
+    r"^\s*(?:(?:three|six|nine|twelve)\s+months|\d{1,2}\s+weeks|(?:fiscal\s+)?(?:years?|quarters?|periods?))\s+end(?:ed|ing)\b"
+    r"(?!.*\b(?:compared|versus|vs)\b)",
+    re.IGNORECASE,
+)
 
 
 # what a table's unit line speaks of: "(In millions)", "(Dollars in thousands, except per share
@@ -70,6 +77,7 @@ def not_a_heading(text: str) -> bool:
         is_table_note(text)
         or letter_weight(text) < 3
         or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _FIGURE_PAIR_FIRST.match(text) or _CURRENCY_LAST.search(text))
+        or bool(_PERIOD_HEAD.match(text))
     )
 
 
