@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance bench parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols bench parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -78,6 +78,13 @@ eval-sec-lookup: install
 # `python -m evidence_pipeline.evaluation.curate_financebench` (decisions beside the file).
 eval-finance: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/financebench-dev/pdfs --questions data/questions/financebench.jsonl --out data/reports/eval-finance --cache data/cache/eval
+
+# Nine clinical-trial protocols and consent forms (shared/corpora/clinical-protocols; the tenth is a
+# scan without text): 36 questions written by hand from the PDFs' text, not from this parser's
+# output, every answer checked on its page by `python -m evidence_pipeline.evaluation.check_questions`.
+eval-protocols: install
+	$(PY) -m evidence_pipeline.evaluation.check_questions data/questions/protocols.jsonl $(SHARED)/clinical-protocols/pdfs
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/clinical-protocols/pdfs --questions data/questions/protocols.jsonl --out data/reports/eval-protocols --cache data/cache/eval
 
 bench: install
 	$(BIN)/evidence-pipeline bench --out data/reports/bench

@@ -45,8 +45,11 @@ if TYPE_CHECKING:
 # "NOTE 6 — INVENTORIES" in the body's own type is a heading by its capitals; a Part or Item
 # heading, or a centred title in capitals, stops a table growing up into it — table_finder._title;
 # 12: a line ending in a sentence and the next item's bullet glyph is no heading;
-# 13: a table's period head left above it ("Years ended December 31") is no heading).
-PIPELINE_VERSION = "13"
+# 13: a table's period head left above it ("Years ended December 31") is no heading;
+# 14: a two-column table of bold labels has no header row — grid._bold_fields; a ruled grid
+# with text in every cell is a table though a figure caption names it; a text table's rows
+# are the bands between its rules — table_grid._banded; one structural-heading pattern).
+PIPELINE_VERSION = "14"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evidence_pipeline.parser.headings import STRUCTURAL_RE, not_a_heading
+from evidence_pipeline.parser.headings import not_a_heading
+from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE, capital_structural, structural_kind
 from evidence_pipeline.units import build_units
 from evidence_pipeline_tests.conftest import CORPORA
 
@@ -37,6 +38,19 @@ def test_rules_on_plain_lines():
         assert not not_a_heading(line), line
     assert STRUCTURAL_RE.match("PART I — FINANCIAL INFORMATION") and STRUCTURAL_RE.match("ITEM 1A. RISK FACTORS")
     assert STRUCTURAL_RE.match("Note 2 – Revenue") and not STRUCTURAL_RE.match("Notes to Condensed Consolidated Financial Statements")
+
+
+def test_one_structural_pattern_names_the_kind_and_its_capitals():
+    """Every rule that reads a Part, Item or Note heading reads it through one pattern."""
+    assert [structural_kind(t) for t in ("PART II — OTHER INFORMATION", "Item 1A. Risk Factors", "Chapter 3", "Article IV", "NOTE 6 — INVENTORIES")] == [
+        "part", "item", "chapter", "article", "note",
+    ]
+    assert structural_kind("Notes to Condensed Consolidated Financial Statements") is None
+    assert structural_kind("Itemized deductions") is None
+    assert capital_structural("NOTE 6 — INVENTORIES") and capital_structural("ITEM 2.") and capital_structural("PART II")
+    # the kind in capitals, its number as printed: "NOTE 6a" and "Note 6 —" are not set in capitals
+    assert not capital_structural("Note 6 — Inventories") and not capital_structural("NOTE 6a") and not capital_structural("PART ii")
+    assert BARE_STRUCTURAL_RE.match("Item 2.") and BARE_STRUCTURAL_RE.match("PART II") and not BARE_STRUCTURAL_RE.match("Item 2. Management's Discussion")
 
 
 @pytest.mark.parametrize("name", ["2023 Q1 AAPL", "2023 Q1 NVDA"])

@@ -127,3 +127,48 @@ def test_real_key_value_table_and_cover_page(parse_cached):
     assert "Principal Investigator: Gao Lei" in bodies
     assert any(b.startswith("Research Institution: Second Affiliated Hospital") and "(formerly" in b for b in bodies)
     assert not any(u.section_path and u.section_path[-1].startswith("Principal Investigator (PI)") for u in units)
+
+
+@needs_protocols
+def test_real_fields_in_bold_have_no_header_row():
+    """NCT06152666 p. 3: a summary of fields whose labels are all bold, the first value (the
+    title) bold too. The first row is a field, not a header over the others."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152666_Prot_000.pdf", pages=(3, 3))
+    unit = next(u for u in _tables(doc) if any(r[0] == "Number of Study Sites" for r in u.rows))
+    assert unit.header == []
+    assert unit.rows[0][0] == "Title of Study"
+    assert "Number of Study Sites: 6+" in unit.row_sentences
+    assert "Study Period: May 2023 – February 2024" in unit.row_sentences
+
+
+@needs_protocols
+def test_real_ruled_table_under_a_figure_caption():
+    """NCT06152900 p. 11: "FIGURE 1: SYSTEM SPECIFICATIONS" over a ruled grid of settings. A
+    figure caption does not make a grid with text in every cell a picture."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(11, 11))
+    (unit,) = [u for u in _tables(doc) if any(r[0] == "Pulse Repetition Rate" for r in u.rows)]
+    assert unit.header == []
+    assert [r[0] for r in unit.rows] == [
+        "Frequency", "Output power", "Number of Electrodes", "Simulation", "Pulse Repetition Rate", "Pulse Width", "Handpieces/Delivery System",
+    ]
+    assert "Pulse Repetition Rate: Up to 200Hz" in unit.row_sentences
+    assert not any(b.label == "section_header" and "Pulse Repetition Rate" in b.text for b in doc.blocks)
+
+
+@needs_protocols
+def test_real_text_table_rows_are_the_bands_between_its_rules():
+    """NCT06151600 p. 18: procedures, risks and mitigations, each cell wrapped over many lines,
+    a rule between rows. A row is a band between rules, not a line of text."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06151600_Prot_000.pdf", pages=(18, 18))
+    (unit,) = _tables(doc)
+    assert unit.header == [["Procedures and Risks", "Description", "Risk", "Mitigation measures"]]
+    assert [r[0].split()[0] for r in unit.rows] == ["Neurology", "CMT", "Electrophysiology", "Magnetic"]
+    mri = unit.rows[-1]
+    assert "Hearing protection for risk of hearing damage" in mri[3]
+    assert mri[1].startswith("MRI scan of the thigh and calf muscle") and mri[1].endswith("MRI scan of the brain.")

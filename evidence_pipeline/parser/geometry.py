@@ -51,6 +51,10 @@ class Box:
     def contains_center(self, other: "Box", tol: float = 0.0) -> bool:
         return self.l - tol <= other.cx <= self.r + tol and self.t - tol <= other.cy <= self.b + tol
 
+    def same(self, other: "Box", tol: float) -> bool:
+        """Every edge within ``tol`` of the other box's."""
+        return max(abs(self.l - other.l), abs(self.t - other.t), abs(self.r - other.r), abs(self.b - other.b)) <= tol
+
     def overlap_ratio_of(self, other: "Box") -> float:
         """Share of ``other``'s area that lies inside this box."""
         area = max(other.width, 1e-6) * max(other.height, 1e-6)

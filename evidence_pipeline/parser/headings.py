@@ -28,14 +28,11 @@ import re
 from evidence_pipeline.parser.docling_items import Entry, table_cells
 from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
+from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE
 
 _DIGITS = re.compile(r"\d+")
 # a line that is nothing but parenthesised groups: "(In millions) (Unaudited)"
 PARENTHESISED_RE = re.compile(r"^\s*(\([^()]*\)\s*)+$")
-# "PART I", "Part II —", "Item 1.", "ITEM 1A.", "Chapter 3", "Article IV", "Note 2 –"
-STRUCTURAL_RE = re.compile(r"^\s*(part|item|chapter|article|note)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b\.?", re.IGNORECASE)
-# a heading of one kind and number, nothing else: "Item 2.", "PART II", "Note 4 —"
-BARE_STRUCTURAL_RE = re.compile(r"^\s*(part|item|chapter|article|note)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b\.?\s*[:.\-–—]?\s*$", re.IGNORECASE)
 # the kinds from the widest to the narrowest
 _KIND_RANK = ("part", "chapter", "article", "item", "note")
 # "(300) ...", "($1.2) ...", "$5.9 ...", "2,722 ...": an amount, not a section number

@@ -20,8 +20,10 @@ from evidence_pipeline.parser.text_lines import (
     FOOTNOTE_MARKER_RE,
     HEADING_NUMBER_RE,
     NOTE_SYMBOL_RE,
+    capital_structural,
     group_rows,
     is_numeric,
+    structural_kind,
 )
 from evidence_pipeline.text import is_caption_line
 
@@ -29,13 +31,14 @@ HEADER_BAND = 0.075  # share of the page height at top and bottom that holds pag
 RUNNING_BAND = 0.125  # how deep a running header/footer line may sit, when the document tells them apart
 _PAGE_NUMBER = re.compile(r"^\s*(page\s+)?[-–—]?\s*(\d{1,3}|[ivxlc]{1,6})\s*[-–—]?(\s*(of|/)\s*\d{1,3})?\s*$", re.IGNORECASE)
 _DIGIT_RUN = re.compile(r"\d+")
-_STRUCTURAL = re.compile(r"^\s*(part|item|chapter|article)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IGNORECASE)
 # A bullet glyph ending a line is the next item's, printed on this line ("... points. ·").
 _TRAILING_BULLET = re.compile(r"\s+[•·▪◦‣●]\s*$")
-# The same kinds, and a filing's notes, with the kind set in capitals ("NOTE 6 — INVENTORIES",
-# "ITEM 2.", "NOTE 9. Supplemental Cash Flow Information"): the capitals mark the heading
-# where the filing sets it in the body's own type, neither bold nor larger.
-_CAPITAL_STRUCTURAL = re.compile(r"^\s*(PART|ITEM|CHAPTER|ARTICLE|NOTE)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b")
+
+
+def _division(text: str) -> bool:
+    """A Part, Item, Chapter or Article heading. A note's heading is one when set in
+    capitals (``capital_structural``) or like any numbered heading."""
+    return structural_kind(text) not in (None, "note")
 
 
 def running_key(text: str) -> str:
@@ -91,7 +94,7 @@ class PageAnalyser:
         def unwrapped(heading: Span, nxt: Span) -> bool:
             """A one-line "Item 1. Financial Statements" with room left for the next line's
             first word did not wrap: the line under it starts something of its own."""
-            if not _STRUCTURAL.match(heading.text) or len(heading.text.split()) < 3 or not nxt.text.strip():
+            if not _division(heading.text) or len(heading.text.split()) < 3 or not nxt.text.strip():
                 return False
             first = nxt.text.split()[0]
             room = heading.box.width + nxt.box.width * (len(first) + 1) / max(len(nxt.text), 1)
@@ -154,9 +157,9 @@ class PageAnalyser:
             return True
         if HEADING_NUMBER_RE.match(text) and words <= 12 and (bold or size > 1.1 * self.body):
             return True
-        if _STRUCTURAL.match(text) and words <= 24 and (bold or size > 1.1 * self.body):
+        if _division(text) and words <= 24 and (bold or size > 1.1 * self.body):
             return True  # "Item 2. Management's Discussion and Analysis of ..." wraps but is one heading
-        if _CAPITAL_STRUCTURAL.match(text) and words <= 12 and len(blk) == 1:
+        if capital_structural(text) and words <= 12 and len(blk) == 1:
             return True
         if size >= 1.15 * self.body and words <= 16:
             return True

@@ -15,7 +15,7 @@ import re
 from evidence_pipeline.parser.geometry import Box, Rules, Span, cluster_values
 from evidence_pipeline.parser.grid import Grid
 from evidence_pipeline.parser.table_grid import build_grid
-from evidence_pipeline.parser.text_lines import HEADING_NUMBER_RE, Row, group_rows, is_numeric
+from evidence_pipeline.parser.text_lines import HEADING_NUMBER_RE, Row, group_rows, is_numeric, structural_kind
 from evidence_pipeline.text import FIGURE_CAPTION_RE, is_caption_line
 
 BoxKey = tuple[float, float, float, float]  # (l, t, r, b) of a table box
@@ -25,8 +25,7 @@ BoxKey = tuple[float, float, float, float]  # (l, t, r, b) of a table box
 # neither is a row label of the table above it, though both stand alone in the stub area.
 NOTE_HEADING_RE = re.compile(r"^\s*note\s+\d{1,2}[a-z]?\s*(?:[—–:.-]|\s+[A-Z])", re.IGNORECASE)
 LEAD_IN_RE = re.compile(r"(?:\bas\s+follows|(?:^|\bthe\s+)following)\b[^:]*:\s*$", re.IGNORECASE)
-# A Part or Item heading, and the words of a period head ("THREE MONTHS ENDED"): see ``titles_above``.
-_STRUCTURAL_HEAD = re.compile(r"^\s*(?:part|item)\s+(?:[IVX]{1,4}|\d{1,2}[A-Z]?)\b", re.IGNORECASE)
+# The words of a period head ("THREE MONTHS ENDED"): see ``titles_above``.
 _PERIOD_WORD = re.compile(r"\b(?:ended|ending|months?|weeks?|years?|quarters?|fiscal|as\s+of)\b", re.IGNORECASE)
 
 
@@ -167,7 +166,7 @@ class TableFinder:
     def _title(self, span: Span) -> bool:
         """A Part or Item heading, or a title in capitals centred on the page (``titles_above``):
         it heads the table under it, it is no row or column head of it."""
-        if _STRUCTURAL_HEAD.match(span.text):
+        if structural_kind(span.text) in ("part", "item"):
             return True
         return abs(span.box.cx - self.width / 2) <= 0.06 * self.width and titles_above(span.text)
 
@@ -308,7 +307,7 @@ class TableFinder:
                 if merged:
                     break
         tables = [self._framed(t, rules) for t in self._stitch(tables, free)]
-        return [t for t in tables if self._plausible(t, spans, rules, words)]
+        return [t for t in tables if self._plausible(t, spans, rules, words, ruled=any(t.same(g, 3.0) for g in grids))]
 
     @staticmethod
     def _framed(box: Box, rules: Rules) -> Box:
@@ -366,13 +365,20 @@ class TableFinder:
         ends_b = [s.box.r for r in rows if b.contains_center(r.box, 1.0) for s in r.spans[1:] if is_numeric(s.text)]
         return len(ends_a) >= 2 and len(ends_b) >= 2 and abs(max(ends_a) - max(ends_b)) <= 3
 
-    def _plausible(self, box: Box, spans: list[Span], rules: Rules, words: list[Span] | None) -> bool:
-        """Keep a candidate only if its text forms a grid and no figure caption claims it."""
+    def _plausible(self, box: Box, spans: list[Span], rules: Rules, words: list[Span] | None, ruled: bool = False) -> bool:
+        """Keep a candidate only if its text forms a grid and no figure caption claims it.
+
+        A figure caption does not claim a grid its rules draw whole (``ruled``) with text in
+        every cell: a table the document numbers as a figure ("FIGURE 1: SYSTEM
+        SPECIFICATIONS" over a ruled list of settings). A chart's rules leave its plot empty."""
+        claimed = False
         for s in spans:
             if box.contains_center(s.box, 1.0) or not FIGURE_CAPTION_RE.match(s.text):
                 continue
             if s.box.h_overlap(box) > 0 and min(abs(s.box.t - box.b), abs(box.t - s.box.b)) <= 2.5 * s.size:
-                return False
+                claimed = True
+        if claimed and not (ruled and words is not None):
+            return False
         if words is None:
             return True
         inner = [w for w in words if box.contains_center(w.box, 1.0)]
@@ -381,5 +387,7 @@ class TableFinder:
         if grid.n_rows < 2 or grid.n_cols < 2:
             return False
         slots = sum(c.row_span * c.col_span for c in grid.cells)
+        if claimed:
+            return slots == grid.n_rows * grid.n_cols and all(c.text.strip() for c in grid.cells)
         return slots >= 0.35 * grid.n_rows * grid.n_cols
 

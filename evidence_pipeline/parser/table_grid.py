@@ -193,6 +193,8 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     # of the row above, so only lines that start in the stub column count as possible rows.
     stub_lines = [ln for ln in lines if _col_of(ln[0].box.l + 1, edges) == 0]
     fully_ruled = bool(edges) and len(ruled_ys) >= max(1, 0.5 * (len(stub_lines or lines) - 1)) and bool(rules.vertical)
+    if not fully_ruled and edges and _banded(phrases, ruled_ys, rules, box, edges):
+        fully_ruled = True
 
     # Rows: bands between rulings in ruled grids, otherwise text lines with wraps folded in.
     rows: list[list[Span]] = []
@@ -259,6 +261,25 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     for c in grid.cells:
         c.column_header = c.row < grid.header_rows
     return grid
+
+
+def _banded(phrases: list[Span], ruled_ys: list[float], rules: Rules, box: Box, edges: list[float]) -> bool:
+    """A grid of text whose rows are the bands between its rules, however many lines a cell
+    wraps to (a protocol's table of procedures, risks and mitigations): column rules run
+    down the whole table, at least two rules cross the body, and the value columns hold
+    words, not figures (a statement ruled between groups of rows keeps a row per line)."""
+    tall = [x for x, y0, y1 in rules.vertical if y1 - y0 >= 0.8 * box.height]
+    if len(ruled_ys) < 2 or len(tall) < 2:
+        return False
+    covered: dict[float, float] = {}  # a rule drawn cell by cell is one rule across
+    inner = [(y, x0, x1) for y, x0, x1 in rules.horizontal if box.t + 2 < y < box.b - 2]
+    for y, x0, x1 in inner:
+        at = next((k for k in covered if abs(k - y) <= 2.0), y)
+        covered[at] = covered.get(at, 0.0) + (x1 - x0)
+    if sum(width >= 0.9 * box.width for width in covered.values()) < 2:
+        return False
+    values = [s for s in phrases if _col_of(s.box.l + 1, edges) > 0]
+    return bool(values) and sum(is_numeric(s.text) for s in values) < 0.2 * len(values)
 
 
 def _rule_breaks(rules: Rules, edges: list[float], box: Box) -> list[float]:

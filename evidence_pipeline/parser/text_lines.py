@@ -22,6 +22,30 @@ HEADING_NUMBER_RE = re.compile(
     r"^\s*((\d{1,2}(\.\d{1,2})+\.?)|(\d{1,2}\.?)|([A-Z]\.)|([IVX]{1,5}\.)|((section|article|chapter|part|item|appendix|annex)\s+[\dIVXA-Z]+[.:]?))\s+\S",
     re.IGNORECASE,
 )
+# A structural heading: a kind and its number ("PART I", "Part II —", "Item 1.", "ITEM 1A.",
+# "Chapter 3", "Article IV", "Note 2 –"). One pattern for every rule that reads them
+# (``structural_kind``, ``capital_structural``).
+_STRUCTURAL_HEAD = r"^\s*(part|item|chapter|article|note)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b\.?"
+STRUCTURAL_RE = re.compile(_STRUCTURAL_HEAD, re.IGNORECASE)
+# a heading of one kind and number, nothing else: "Item 2.", "PART II", "Note 4 —"
+BARE_STRUCTURAL_RE = re.compile(_STRUCTURAL_HEAD + r"\s*[:.\-–—]?\s*$", re.IGNORECASE)
+
+
+def structural_kind(text: str) -> str | None:
+    """The kind of structural heading ``text`` opens with ("part", "item", "chapter",
+    "article", "note"), lower-case; None when it opens with none."""
+    m = STRUCTURAL_RE.match(text)
+    return m.group(1).lower() if m else None
+
+
+def capital_structural(text: str) -> bool:
+    """A structural heading with its kind and number set in capitals ("NOTE 6 — INVENTORIES",
+    "ITEM 2.", "PART II"): the capitals mark the heading where a filing sets it in the body's
+    own type, neither bold nor larger."""
+    m = STRUCTURAL_RE.match(text)
+    return bool(m) and m.group(1).isupper() and m.group(2) == m.group(2).upper()
+
+
 DOTTED_NUMBER_RE = re.compile(r"^\s*\d{1,2}(\.\d{1,2})+\.?\s+\S")
 NUMERIC_RE = re.compile(r"^[\s$€£¥%()\-–—+.,:/*†‡§0-9]+$")
 
