@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 # 13: a table's period head left above it ("Years ended December 31") is no heading;
 # 14: a two-column table of bold labels has no header row — grid._bold_fields; a ruled grid
 # with text in every cell is a table though a figure caption names it; a text table's rows
-# are the bands between its rules — table_grid._banded; one structural-heading pattern).
+# are the bands between its rules — table_grid._banded; a sentence is no column head —
+# tables.text_row; one structural-heading pattern).
 PIPELINE_VERSION = "14"
 
 class PipelineOptions(BaseModel):

@@ -48,6 +48,19 @@ def resolve_marker(value: str, notes: dict[str, str]) -> str:
 
 
 _NUMBER = re.compile(r"^[\s$€£¥%()\-–—+.,:/0-9]+$")
+HEAD_WORDS = 12
+"""A column head holds at most this many words ("Three Months Ended September 30, 2022"); see
+``text_row``."""
+
+
+def text_row(cells: list[str]) -> bool:
+    """A row that reads as text, not as column heads: one or two filled cells, one of them
+    longer than ``HEAD_WORDS`` words (the end of a cell carried over from the page before
+    under an empty label, "11. Subjects unwilling or unable to ..."; a list item "(a) | the
+    Plan is established ..."). A row of several heads may hold one long merged head ("By
+    remaining maturity as of December 31, 2022 Over 3 months but within 6 months")."""
+    filled = [c for c in cells if c.strip()]
+    return len(filled) <= 2 and any(len(c.split()) > HEAD_WORDS for c in filled)
 
 
 def _words(text: str) -> int:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
-from evidence_pipeline.tables import is_key_value
+from evidence_pipeline.tables import is_key_value, text_row
 from evidence_pipeline.text import FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
@@ -100,7 +100,11 @@ def _merge_continuations(tables: list[Table]) -> dict[str, list[Table]]:
 
 def _looks_like_header(row: list[str]) -> bool:
     filled = [c for c in row if c.strip()]
-    return bool(filled) and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled)
+    return (
+        bool(filled)
+        and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled)
+        and not text_row(row)
+    )
 
 
 def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], list[int | None]]:

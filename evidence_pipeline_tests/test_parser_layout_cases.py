@@ -172,3 +172,17 @@ def test_real_text_table_rows_are_the_bands_between_its_rules():
     mri = unit.rows[-1]
     assert "Hearing protection for risk of hearing damage" in mri[3]
     assert mri[1].startswith("MRI scan of the thigh and calf muscle") and mri[1].endswith("MRI scan of the brain.")
+
+
+@needs_protocols
+def test_real_sentence_carried_over_a_page_is_no_header():
+    """NCT06152900 p. 7: the synopsis goes on from p. 6, its first line the end of the
+    exclusion criteria under an empty label cell. A sentence is no column head: the fields
+    under it read "Participant Duration: 7 months", not "<the criteria>: 7 months"."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(7, 7))
+    (unit,) = [u for u in _tables(doc) if any(r[0] == "Participant Duration:" for r in u.rows)]
+    assert unit.header == []
+    assert "Participant Duration: 7 months" in unit.row_sentences
+    assert unit.rows[0][1].startswith("11. Subjects unwilling or unable")

@@ -3,7 +3,7 @@
 import re
 
 from evidence_pipeline.records import Table, TableCell
-from evidence_pipeline.tables import carry_down, column_paths, row_sentence, split_marker, table_html
+from evidence_pipeline.tables import carry_down, column_paths, row_sentence, split_marker, table_html, text_row
 from evidence_pipeline.units import build_units
 from evidence_pipeline_tests.docs import lnp_doc
 
@@ -108,3 +108,14 @@ def test_notes_sharing_a_paragraph_split_at_the_expected_markers():
     text = "a Pulse taken seated, a cuff on the arm. b Heart and lungs c Dominant hand"
     assert split_notes(text, marks) == ["a Pulse taken seated, a cuff on the arm.", "b Heart and lungs", "c Dominant hand"]
     assert split_notes("Pulse taken seated", marks) == []
+
+
+def test_a_row_of_text_is_no_row_of_heads():
+    carried = "11. Subjects unwilling or unable to adhere to all study requirements for treatment and follow-up."
+    assert text_row(["", carried])
+    assert text_row(["(a)", "the Plan is established voluntarily by the Company, it is discretionary in nature and may be amended"])
+    assert not text_row(["", "Three Months Ended September 30, 2022"])
+    assert not text_row(["Parameter", "Value"])
+    # several heads, one of them a long merged group head: still heads
+    merged = "By remaining maturity as of December 31, 2022 Over 3 months but within 6 months"
+    assert not text_row(["(Millions)", "3 months or less", merged, "Over 6 months but within 12 months", "Total"])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from evidence_pipeline.parser.geometry import Box, Rules, Span
 from evidence_pipeline.parser.text_lines import is_numeric
-from evidence_pipeline.tables import is_key_value
+from evidence_pipeline.tables import is_key_value, text_row
 
 LEADING_SYMBOLS = {"$", "€", "£", "¥", "US$"}
 TRAILING_SYMBOLS = {"%", ")", "%)", "pts", "bps"}
@@ -157,7 +157,7 @@ def count_header_rows(grid: Grid) -> int:
             break
         numeric = any(is_numeric(c.text) and not _looks_like_year(c.text) for c in cells)
         spanning = any(c.col_span > 1 for c in cells) and grid.n_cols > 2
-        stub_empty = all(c.col > 0 for c in cells) and grid.n_cols > 1
+        stub_empty = all(c.col > 0 for c in cells) and grid.n_cols > 1 and not text_row([c.text for c in cells])
         bold = all(c.bold for c in cells) and (len(cells) >= 2 or stub_empty)
         if numeric and not (bold and r == 0):
             break
@@ -173,6 +173,7 @@ def count_header_rows(grid: Grid) -> int:
             grid.n_rows >= 3
             and filled >= grid.n_cols - 1
             and not any(is_numeric(c.text) and not _looks_like_year(c.text) for c in first)
+            and not text_row([c.text for c in first])
             and (any_numeric_body or body_bold or grid.n_cols >= 2)
             and not (grid.n_cols == 2 and is_key_value(_texts(grid)))
         ):
