@@ -36,8 +36,8 @@ _TRAILING_BULLET = re.compile(r"\s+[•·▪◦‣●]\s*$")
 
 
 def _division(text: str) -> bool:
-    """A Part, Item, Chapter or Article heading. A note's heading is one when set in
-    capitals (``capital_structural``) or like any numbered heading."""
+    """A Part, Item, Chapter or Article heading, set bold or larger. A note's heading is
+    read here only when set in capitals (``capital_structural``)."""
     return structural_kind(text) not in (None, "note")
 
 
