@@ -18,18 +18,8 @@ from pathlib import Path
 from typing import Sequence
 
 from evidence_pipeline.evaluation.metrics import normalize
+from evidence_pipeline.evaluation.parser_quality.coverage import pdf_page_texts
 from evidence_pipeline.evaluation.questions import Question, QuestionFileError, load_questions
-
-
-def pdf_page_texts(pdf: Path) -> list[str]:
-    """The normalised text of each page of ``pdf``, as its text layer holds it."""
-    import pypdfium2
-
-    doc = pypdfium2.PdfDocument(str(pdf))
-    try:
-        return [normalize(doc[i].get_textpage().get_text_range()) for i in range(len(doc))]
-    finally:
-        doc.close()
 
 
 def problems(questions: Sequence[Question], docs: Path) -> list[str]:
@@ -42,7 +32,7 @@ def problems(questions: Sequence[Question], docs: Path) -> list[str]:
     for q in questions:
         if q.doc_id not in texts:
             pdf = docs / f"{q.doc_id}.pdf"
-            texts[q.doc_id] = pdf_page_texts(pdf) if pdf.is_file() else []
+            texts[q.doc_id] = [normalize(t) for t in pdf_page_texts(pdf)] if pdf.is_file() else []
         pages = texts[q.doc_id]
         if not pages:
             found.append(f"{q.id}: no text for {q.doc_id}.pdf in {docs}")

@@ -148,7 +148,7 @@ def count_header_rows(grid: Grid) -> int:
     for c in grid.cells:
         rows.setdefault(c.row, []).append(c)
     any_numeric_body = any(is_numeric(c.text) for c in grid.cells)
-    if _bold_fields(grid, rows):
+    if _bold_fields(grid):
         return 0
     h = 0
     for r in range(grid.n_rows - 1):
@@ -184,12 +184,12 @@ def count_header_rows(grid: Grid) -> int:
     return min(h, grid.n_rows - 1)
 
 
-def _bold_fields(grid: Grid, rows: dict[int, list[GridCell]]) -> bool:
+def _bold_fields(grid: Grid) -> bool:
     """A two-column table of fields whose labels are all bold ("Title of Study | <the title,
     also bold>", "Number of Study Sites | 6+"): its bold first row is a field like the others,
     not a header, when the fields read as fields from their shape (``is_key_value``). Bold
     sets no row apart where every label is bold."""
-    if grid.n_cols != 2 or len(rows) < 3:
+    if grid.n_cols != 2 or grid.n_rows < 3:
         return False
     labels = [c for c in grid.cells if c.col == 0 and c.col_span == 1]
     return len(labels) == grid.n_rows and all(c.bold for c in labels) and is_key_value(_texts(grid))

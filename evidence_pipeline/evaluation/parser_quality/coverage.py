@@ -34,23 +34,29 @@ def words_of(text: str) -> set[str]:
     return set(_WORD.findall(normalise(text.replace("\ufffe", ""))))
 
 
-def pdf_words(path: Path, pages: tuple[int, int] | None = None) -> set[str]:
-    """Distinct words of pdfium's text of the PDF (``pages``: a 1-based inclusive range)."""
+def pdf_page_texts(path: Path, pages: tuple[int, int] | None = None) -> list[str]:
+    """pdfium's text of each page of the PDF, as its text layer holds it (``pages``: a 1-based
+    inclusive range): the reference that neither this project's parser nor a layout step shaped."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(path))
     try:
         first, last = pages if pages is not None else (1, len(pdf))
-        out: set[str] = set()
+        out: list[str] = []
         for n in range(first - 1, min(last, len(pdf))):
             page = pdf[n]
             textpage = page.get_textpage()
-            out |= words_of(textpage.get_text_range())
+            out.append(textpage.get_text_range())
             textpage.close()
             page.close()
         return out
     finally:
         pdf.close()
+
+
+def pdf_words(path: Path, pages: tuple[int, int] | None = None) -> set[str]:
+    """Distinct words of pdfium's text of the PDF (``pages``: a 1-based inclusive range)."""
+    return set().union(*(words_of(text) for text in pdf_page_texts(path, pages)))
 
 
 FURNITURE = ("page_header", "page_footer")
