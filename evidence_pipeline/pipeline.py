@@ -49,8 +49,13 @@ if TYPE_CHECKING:
 # 14: a two-column table of bold labels has no header row — grid._bold_fields; a ruled grid
 # with text in every cell is a table though a figure caption names it; a text table's rows
 # are the bands between its rules — table_grid._banded; a sentence is no column head —
-# tables.text_row; one structural-heading pattern).
-PIPELINE_VERSION = "14"
+# tables.text_row; one structural-heading pattern);
+# 15: running text in the page margin is furniture over a stretch of pages, not only over a
+# third of the document — page_furniture._stretch; column rulings drawn cell by cell join
+# across the row rule between segments — Rules.joined_verticals; a column its rulings draw is
+# kept though empty on this page — table_grid._ruled_columns; a sparse grid its rules draw
+# whole, a label on every row, is a table — table_finder._labelled_rows).
+PIPELINE_VERSION = "15"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

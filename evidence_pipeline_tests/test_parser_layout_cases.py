@@ -112,6 +112,51 @@ def test_real_schedule_of_events(parse_cached):
 
 
 @needs_protocols
+def test_real_schedule_whose_marks_sit_flush_left_in_ruled_cells():
+    """NCT06152900 p. 19: every cell ruled, each "x" set flush left, so the edge between two
+    columns' texts lies well short of the rule that parts them. A single mark is its own cell,
+    not a span across the visits, and the visits head their own columns."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(19, 19))
+    (unit,) = _tables(doc)
+    assert unit.header == [["", "Screening", "Tx 1", "Tx 2", "Tx 3", "Tx 4", "Tx 5", "Tx 6", "Tx 7", "Tx 8", "FU 30 day", "FU 90 days"]]
+    assert unit.rows[0] == ["Informed Consent", "x"] + [""] * 10
+    assert "Informed Consent | Screening: x" in unit.row_sentences
+    assert "Photography (pre- and - post treatment) | Tx 1: x; FU 30 day: x; FU 90 days: x" in unit.row_sentences
+
+
+@needs_protocols
+def test_real_sparse_schedule_carried_onto_the_next_page():
+    """NCT06152666 pp. 16-17: a schedule of events opened at the foot of p. 16 and carried on
+    over p. 17, every cell ruled, one "X" per row. Its rules draw it whole, so it is a table
+    however sparse its marks, and its rows on p. 17 go on under the head on p. 16."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152666_Prot_000.pdf", pages=(15, 17))
+    (unit,) = [u for u in _tables(doc) if u.header and u.header[0][0] == "TIME POINT"]
+    assert unit.pages == [16, 17]
+    assert [r[0] for r in unit.rows][:3] == ["Hospital identification", "Consent clinical leads", "Candidate interviewee identification"]
+    assert "Interviewee expression of interest | 3: X" in unit.row_sentences
+    assert "Dissemination | 10 (6 MONTHS): X" in unit.row_sentences
+    assert not any(b.label == "section_header" and b.text.startswith("Consent clinical") for b in doc.blocks)
+
+
+@needs_protocols
+def test_real_labels_centred_beside_wrapped_definitions():
+    """NCT06152900 p. 22, "TABLE 2": a label centred on each cell ("Definite", "Probably
+    Related") beside a definition that wraps, so no line holds a label and its definition side
+    by side. Each label stays in its column, not read into the definition's text."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(22, 22))
+    (unit,) = _tables(doc)
+    assert [r[0] for r in unit.rows] == ["Definite", "Probably Related", "Possibly Related", "Not Likely Related", "Unrelated"]
+    assert "Definite: Definite relationship exists between the device/procedure and an adverse event" in unit.row_sentences
+    assert unit.caption and unit.caption.upper().startswith("TABLE 2: RELATIONSHIP BETWEEN ADVERSE EVENTS")
+
+
+@needs_protocols
 def test_real_key_value_table_and_cover_page(parse_cached):
     from evidence_pipeline.parser import DoclingParser
 
@@ -186,3 +231,23 @@ def test_real_sentence_carried_over_a_page_is_no_header():
     assert unit.header == []
     assert "Participant Duration: 7 months" in unit.row_sentences
     assert unit.rows[0][1].startswith("11. Subjects unwilling or unable")
+
+
+@needs_protocols
+def test_real_running_title_that_changes_its_wording_is_furniture_and_the_synopsis_goes_on():
+    """NCT06152900: a running title printed on pp. 2-7 only (later pages print another wording)
+    and "Protocol Number: AFL19006" at the foot of the same pages. In a parse longer than three
+    times their stretch they are still page furniture, so nothing sits between the synopsis on
+    p. 6 and its end on p. 7: one evidence unit, the carried-over criteria under their label."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(4, 16))
+    title = "Electronic Stimulation for Strength and Muscle Toning"
+    running = [b for b in doc.blocks if b.text == title]
+    assert running and all(b.label == "page_header" for b in running), [(b.page, b.label) for b in running]
+    (unit,) = [u for u in _tables(doc) if any(r[0] == "Participant Duration:" for r in u.rows)]
+    assert unit.pages == [6, 7]
+    assert "Number of Sites Enrolling Participants: Up to 6 sites" in unit.row_sentences
+    assert "Participant Duration: 7 months" in unit.row_sentences
+    carried = [s for s in unit.row_sentences if "11. Subjects unwilling or unable" in s]
+    assert carried and carried[0].startswith("Exclusion Criteria: 11.")

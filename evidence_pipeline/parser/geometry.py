@@ -108,8 +108,9 @@ class Rules:
     def joined_verticals(self, gap: float = 1.5, tol: float = 1.0) -> "Rules":
         """The same rulings with collinear vertical segments that (nearly) touch joined into one.
 
-        Word processors draw a table's column rulings cell by cell: one short segment per row.
-        Joined, they show the column edge that runs the table's height."""
+        Word processors draw a table's column rulings cell by cell: one short segment per row,
+        sometimes stopping short of the row rule between them. Joined, they show the column
+        edge that runs the table's height."""
         lines: list[list[tuple[float, float, float]]] = []  # segments at one x
         for v in sorted(self.vertical):
             if lines and v[0] - lines[-1][-1][0] <= tol:
@@ -121,11 +122,16 @@ class Rules:
             x = line[0][0]
             start = len(joined)
             for _, y0, y1 in sorted(line, key=lambda v: v[1]):
-                if len(joined) > start and y0 <= joined[-1][2] + gap:
+                if len(joined) > start and (y0 <= joined[-1][2] + gap or self._ruled_gap(x, joined[-1][2], y0)):
                     joined[-1] = (x, joined[-1][1], max(joined[-1][2], y1))
                 else:
                     joined.append((x, y0, y1))
         return Rules(horizontal=list(self.horizontal), vertical=joined, fills=list(self.fills))
+
+    def _ruled_gap(self, x: float, y0: float, y1: float, most: float = 4.0) -> bool:
+        """Whether a short gap from ``y0`` to ``y1`` in a column ruling at ``x`` is where a
+        horizontal rule (often drawn double) crosses it: the segments above and below meet there."""
+        return y1 - y0 <= most and any(y0 - 1 <= y <= y1 + 1 and x0 - 1 <= x <= x1 + 1 for y, x0, x1 in self.horizontal)
 
     def inside(self, box: Box, tol: float = 2.0) -> "Rules":
         ex = box.expanded(tol)

@@ -9,6 +9,7 @@ from docling_core.types.doc import DoclingDocument
 from evidence_pipeline.parser.docling_items import Entry, page_height
 
 _DIGITS = re.compile(r"\d+")
+RUN = 3  # a line at the same edge of this many pages, close together, runs there
 
 
 def place_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
@@ -26,32 +27,47 @@ def place_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
 
 
 def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
-    """Text repeated at the top or bottom of several pages is a running header or footer."""
+    """Text repeated at the top or bottom of several pages is a running header or footer:
+    on a third of the pages (at least three), or, for a line of body text in the page margin,
+    on three pages or more that fill at least half of the stretch they span. So a running
+    title whose wording changes part-way through the document (a protocol's "... Strength and
+    Muscle Toning" on pp. 2-7, "... Muscle Toning and Circumferential Reduction" after) is
+    furniture in each of its stretches, while a heading that opens every other page below the
+    margin ("Operating Income Summary") or an exhibit's caption stays what it is."""
     if len(doc.pages) < 3:
         return
     seen: dict[tuple[str, str], set[int]] = {}
+    in_margin: dict[tuple[str, str], set[int]] = {}
     extremes = page_extremes(entries)
-    for e in entries:
-        if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
-            continue
-        h = page_height(doc, e.page)
-        if not h or len(e.text) > 120:
-            continue
-        where = _edge(e, extremes, h)
-        if where:
-            seen.setdefault((where, _DIGITS.sub("#", e.text.lower())), set()).add(e.page)
-    need = max(3, len(doc.pages) // 3)
+    candidates: list[tuple[Entry, tuple[str, str], bool]] = []
     for e in entries:
         if e.label in ("table", "page_header", "page_footer") or e.bbox is None or e.page is None:
             continue
         h = page_height(doc, e.page)
         where = _edge(e, extremes, h) if h else None
-        if where is not None:  # only a line at the page's edge runs there ("2023" over a column is no page number)
-            pages = seen.get((where, _DIGITS.sub("#", e.text.lower())), set())
-            if len(pages) >= need and e.page in pages:
-                e.label = "page_header" if where == "top" else "page_footer"
-                e.level = None
+        if where is None:  # only a line at the page's edge runs there ("2023" over a column is no page number)
+            continue
+        key = (where, _DIGITS.sub("#", e.text.lower()))
+        margin = e.label == "paragraph" and _margin(e, h) is not None
+        candidates.append((e, key, margin))
+        if len(e.text) <= 120:
+            seen.setdefault(key, set()).add(e.page)
+            if margin:
+                in_margin.setdefault(key, set()).add(e.page)
+    need = max(3, len(doc.pages) // 3)
+    for e, key, margin in candidates:
+        pages = seen.get(key, set())
+        if e.page in pages and (len(pages) >= need or margin and _stretch(in_margin[key])):
+            e.label = "page_header" if key[0] == "top" else "page_footer"
+            e.level = None
     place_furniture(entries, doc)
+
+
+def _stretch(pages: set[int]) -> bool:
+    """Whether ``pages`` are a running line's stretch: at least ``RUN`` pages, and at least
+    half of the pages from the first to the last (a line the parser merged into the body on
+    some pages still runs on the others)."""
+    return len(pages) >= RUN and 2 * len(pages) >= max(pages) - min(pages) + 1
 
 
 def page_extremes(entries: list[Entry]) -> dict[int, tuple[int, int]]:
@@ -67,12 +83,20 @@ def page_extremes(entries: list[Entry]) -> dict[int, tuple[int, int]]:
     }
 
 
-def _edge(e: Entry, extremes: dict[int, tuple[int, int]], page_height: float) -> str | None:
-    """"top"/"bottom" when the item sits in the page margin or is the page's first/last item."""
+def _margin(e: Entry, page_height: float) -> str | None:
+    """"top"/"bottom" when the item sits in the page's top or bottom margin."""
     if e.bbox.b < 0.12 * page_height:
         return "top"
     if e.bbox.t > 0.88 * page_height:
         return "bottom"
+    return None
+
+
+def _edge(e: Entry, extremes: dict[int, tuple[int, int]], page_height: float) -> str | None:
+    """"top"/"bottom" when the item sits in the page margin or is the page's first/last item."""
+    margin = _margin(e, page_height)
+    if margin:
+        return margin
     first, last = extremes.get(e.page, (0, 0))
     if id(e) == last:
         return "bottom"

@@ -389,5 +389,14 @@ class TableFinder:
         slots = sum(c.row_span * c.col_span for c in grid.cells)
         if claimed:
             return slots == grid.n_rows * grid.n_cols and all(c.text.strip() for c in grid.cells)
+        if ruled and _labelled_rows(grid):
+            return True  # a sparse grid its rules draw whole: a schedule of marks ("X" per visit)
         return slots >= 0.35 * grid.n_rows * grid.n_cols
 
+
+def _labelled_rows(grid: Grid) -> bool:
+    """Whether every row of ``grid`` has a label in its first column and a value beside it
+    somewhere below the first row (a chart's gridlines frame an empty plot)."""
+    labelled = {c.row for c in grid.cells if c.col == 0 and c.text.strip()}
+    valued = {c.row for c in grid.cells if c.col > 0 and c.text.strip()}
+    return len(labelled) == grid.n_rows and len(valued - {0}) >= 1

@@ -115,6 +115,12 @@ def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float
     return sorted(ruled + free)
 
 
+def _ruled_columns(edges: list[float], rules: Rules, box: Box) -> bool:
+    """Whether every column edge is a ruling that runs the table's height."""
+    tall = [x for x, y0, y1 in rules.vertical if (y1 - y0) >= 0.8 * box.height]
+    return bool(edges) and all(any(abs(e - x) <= 3 for x in tall) for e in edges)
+
+
 def _white_gaps(lines: list[list[Span]], box: Box) -> list[tuple[float, float]]:
     """The x-ranges between columns of text that (almost) no line of several phrases covers."""
     multi = [ln for ln in lines if len(ln) >= 2] or lines
@@ -184,7 +190,10 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
                 c0, c1 = min(keep), max(keep)
         return c0, c1
 
-    value_left = min((e[0] for e in ext[1:] if e is not None), default=box.r)
+    # Where the values start: the left of the leftmost value column's text; when no line holds
+    # a label and a value side by side (labels centred on cells whose text wraps), the first
+    # column edge.
+    value_left = min((e[0] for e in ext[1:] if e is not None), default=edges[0] if edges else box.r)
     h_rules = [(y, x0, x1) for y, x0, x1 in rules.horizontal if x1 - x0 >= 0.15 * box.width]
     # a break that cuts through text (a label centred on two lines) ends a drawn segment, not a row
     breaks = [y for y in _rule_breaks(drawn, edges, box) if not any(s.box.t + 1 < y < s.box.b - 1 for s in phrases)]
@@ -255,7 +264,11 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     if fully_ruled:
         ruled_spans(grid, rows, edges, rules, box)
     merge_symbol_columns(grid)
-    drop_empty_columns(grid)
+    if not (fully_ruled and _ruled_columns(edges, rules, box)):
+        # A column drawn by rulings is a column even where it is empty on this page (a visit
+        # no row marks in a schedule's continuation): dropping it would shift every column
+        # after it against the header of the part before.
+        drop_empty_columns(grid)
     resolve_overlaps(grid)
     grid.header_rows = count_header_rows(grid)
     for c in grid.cells:
