@@ -54,7 +54,9 @@ if TYPE_CHECKING:
 # third of the document — page_furniture._stretch; column rulings drawn cell by cell join
 # across the row rule between segments — Rules.joined_verticals; a column its rulings draw is
 # kept though empty on this page — table_grid._ruled_columns; a sparse grid its rules draw
-# whole, a label on every row, is a table — table_finder._labelled_rows).
+# whole, a label on every row, is a table — table_finder._labelled_rows; labels centred beside
+# wrapped text stay in their column; a contents line with a dot leader is no heading —
+# headings.TOC_ENTRY_RE; a part under a title of its own continues no table — convert._same_title).
 PIPELINE_VERSION = "15"
 
 class PipelineOptions(BaseModel):

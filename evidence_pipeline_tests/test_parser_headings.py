@@ -121,6 +121,28 @@ def test_amounts_and_row_labels_are_not_headings():
         assert not not_a_heading(line), line
 
 
+def test_table_of_contents_entries_are_not_headings():
+    for line in ("3 STUDY ELIGIBILITY, ENROLLMENT AND CONSENTING ............................ 10",
+                 "12 ETHICAL CONSIDERATIONS (AND INFORMED CONSENT) . . . . . . . . . . 25",
+                 "Appendix 1. Question guide ..............................", "2 Objectives…………… iv"):
+        assert not_a_heading(line), line
+    for line in ("4.2 Acceptance limits...", "1.3 Concise Summary of Project"):
+        assert not not_a_heading(line), line
+
+
+@pytest.mark.skipif(not (CORPORA / "clinical-protocols" / "pdfs").is_dir(), reason="shared corpora not present")
+def test_a_protocols_contents_pages_open_no_sections():
+    """NCT06151600 pp. 3-4: set in the headings' own type, its contents lines with dot leaders
+    had opened a section each, so the synopsis after them sat under "13 REFERENCES ...... 28"."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(CORPORA / "clinical-protocols" / "pdfs" / "NCT06151600_Prot_000.pdf", pages=(3, 6))
+    heads = [b.text for b in doc.blocks if b.label == "section_header"]
+    assert heads and not any("....." in h for h in heads), heads
+    synopsis = [u for u in build_units(doc) if u.kind == "table" and u.caption == "CLINICAL PROTOCOL SYNOPSIS"]
+    assert synopsis and not any("....." in s for s in synopsis[0].section_path), synopsis[0].section_path if synopsis else None
+
+
 def test_an_item_label_beside_its_title_is_one_heading_that_ends_the_notes():
     # Amazon prints "Item 2." in a left column and the title beside it; "Item N." repeats
     # with other numbers on many pages. Notes come first in the file, yet an Item outranks them.

@@ -251,3 +251,18 @@ def test_real_running_title_that_changes_its_wording_is_furniture_and_the_synops
     assert "Participant Duration: 7 months" in unit.row_sentences
     carried = [s for s in unit.row_sentences if "11. Subjects unwilling or unable" in s]
     assert carried and carried[0].startswith("Exclusion Criteria: 11.")
+
+
+@needs_protocols
+def test_real_table_with_a_title_of_its_own_on_the_next_page_is_a_new_table():
+    """NCT06151600 pp. 5-6: the list of abbreviations fills p. 5 and the synopsis, titled
+    "CLINICAL PROTOCOL SYNOPSIS", opens p. 6 with as many columns. A part under a title of its
+    own opens a table; it does not continue the one before."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06151600_Prot_000.pdf", pages=(5, 6))
+    tables = {u.caption: u for u in _tables(doc)}
+    assert tables["LIST OF ABBREVIATIONS AND ACRONYMS"].pages == [5]
+    synopsis = tables["CLINICAL PROTOCOL SYNOPSIS"]
+    assert synopsis.pages == [6] and synopsis.rows[0][0] == "Study Title"
+    assert not any(r[0] == "ADL" for r in synopsis.rows)

@@ -224,6 +224,11 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             and cur.page == (prev.pages[-1] if prev.pages else prev.page) + 1
             and abs(prev.n_cols - cur.n_cols) <= 1
         )
+        if ok and cur.caption and "continued" not in cur.caption.lower():
+            # A part with a title of its own opens a table ("CLINICAL PROTOCOL SYNOPSIS" after
+            # the list of abbreviations); a continued part repeats its table's title, if any.
+            head_caption = by_id[by_id[prev.id].continues or prev.id].caption
+            ok = _same_title(cur.caption, head_caption)
         if ok:
             between = body[pos[prev.id] + 1 : pos[cur.id]]
             # Only the first part's own notes, or a "continued" line, may sit in between.
@@ -244,6 +249,10 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             by_id[cur.id] = cur
         out.append(cur)
     return out
+
+
+def _same_title(a: str, b: str | None) -> bool:
+    return b is not None and " ".join(a.lower().split()) == " ".join(b.lower().split())
 
 
 def _row_texts(table: Table, row: int) -> list[str]:
