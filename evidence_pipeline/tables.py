@@ -7,6 +7,7 @@ every slot they cover (``Table.grid``). Header rows come first.
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 
 # superscript digits and letters as footnote markers print them (``parser.raised_markers`` writes them)
@@ -206,8 +207,24 @@ def common_size(text: str) -> bool:
     return bool(values) and all(_HUNDRED_PERCENT.fullmatch(v) for v in values)
 
 
+# Entity names a browser reads without their ";" ("&copy", "&amp"): an "&" before one of them
+# would read as a character reference.
+_LEGACY_ENTITIES = sorted((name for name in html.entities.html5 if not name.endswith(";")), key=len, reverse=True)
+_REFERENCE_AMP = re.compile(r"&(?=#|[A-Za-z][A-Za-z0-9]*;|(?:" + "|".join(_LEGACY_ENTITIES) + "))")
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def html_text(text: str) -> str:
+    """``text`` as HTML text content, escaped only where HTML would misread it: an "&" that
+    would begin a character reference, a "<" that would open a tag. The rest stays as printed
+    ("R&D", "> 470 msec", "< 6 months", "shareholders' equity"), so a reader, or a search for
+    the printed words, finds them in the table as in the page; ``html.unescape`` gives
+    ``text`` back."""
+    return _TAG_OPEN.sub("&lt;", _REFERENCE_AMP.sub("&amp;", text))
+
+
 def table_html(header: list[list[str]], rows: list[list[str]], caption: str | None = None) -> str:
-    esc = html.escape
+    esc = html_text
     parts = ["<table>"]
     if caption:
         parts.append(f"<caption>{esc(caption)}</caption>")

@@ -266,3 +266,23 @@ def test_real_table_with_a_title_of_its_own_on_the_next_page_is_a_new_table():
     synopsis = tables["CLINICAL PROTOCOL SYNOPSIS"]
     assert synopsis.pages == [6] and synopsis.rows[0][0] == "Study Title"
     assert not any(r[0] == "ADL" for r in synopsis.rows)
+
+
+@needs_protocols
+def test_real_summary_whose_one_cell_fills_a_page_stays_one_table():
+    """NCT06158269 pp. 1-5: the protocol summary, a ruled table of two columns whose
+    eligibility cell fills p. 3 alone, its label cell empty there. The ruled but empty label
+    column keeps p. 3 a part of the table, its numbered lines one cell (a row of one cell that
+    opens its page is a table's carried-over row), so the summary is one unit from p. 1 to
+    p. 5 and the exclusion criteria on p. 3 read whole under their field."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06158269_Prot_000.pdf", pages=(1, 5))
+    (unit,) = _tables(doc)
+    assert unit.pages == [1, 2, 3, 4, 5]
+    assert unit.rows[0][0] == "Study topic" and unit.rows[-1][0] == "Statistical analysis"
+    (carried,) = [s for s in unit.row_sentences if "primary plasma cell leukemia" in s]
+    assert carried.startswith("Inclusion exclusion criteria: stimulating factor (GM-CSF)")
+    assert "Exclusion criteria: 1. Patients who are definitely diagnosed" in carried
+    assert "QT interval (QTc) of > 470 msec after baseline correction" in carried
+    assert not any(b.label == "section_header" and b.text == "Exclusion criteria:" for b in doc.blocks)

@@ -1,5 +1,6 @@
 """Table rendering: header paths, row sentences, HTML (markup in cells is text, never markup)."""
 
+import html as _html
 import re
 
 from evidence_pipeline.records import Table, TableCell
@@ -32,7 +33,7 @@ def test_split_marker():
 def test_table_html_colspans_and_escaping():
     html = table_html([["A", "B", "B"]], [["x<y", "1", "2"]], caption="Table 1: T&C")
     assert html == (
-        "<table><caption>Table 1: T&amp;C</caption><thead><tr><th>A</th><th colspan=\"2\">B</th></tr></thead>"
+        "<table><caption>Table 1: T&C</caption><thead><tr><th>A</th><th colspan=\"2\">B</th></tr></thead>"
         "<tbody><tr><td>x&lt;y</td><td>1</td><td>2</td></tr></tbody></table>"
     )
 
@@ -57,10 +58,12 @@ def test_markup_in_cells_is_escaped_in_the_parent_text():
     html = unit.table_html
     assert html in unit.text  # the parent's text carries this HTML
     assert "<script>" not in unit.text and "<b>" not in html and "<i>" not in html
-    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in html
-    assert "<td>R&amp;D &lt;b&gt;bold&lt;/b&gt;</td>" in html
-    assert "<td>say &quot;hi&quot; &amp; &#x27;bye&#x27;</td>" in html
-    assert "<td>&lt;i&gt;Row&lt;/i&gt; &amp; co</td>" in html
+    assert "<td>&lt;script>alert(1)&lt;/script></td>" in html
+    assert "<td>R&D &lt;b>bold&lt;/b></td>" in html
+    assert "<td>say \"hi\" & 'bye'</td>" in html
+    assert "<td>&lt;i>Row&lt;/i> & co</td>" in html
+    # Unescaped, every cell reads as written.
+    assert {_html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", html)} >= {*MARKUP, "<i>Row</i> & co"}
     # The only tags are the table's own.
     assert set(re.findall(r"</?([a-z]+)", html)) <= {"table", "caption", "thead", "tbody", "tr", "th", "td"}
     # Row sentences (what is embedded) keep the text as written.
@@ -69,8 +72,24 @@ def test_markup_in_cells_is_escaped_in_the_parent_text():
 
 def test_markup_in_header_and_caption_is_escaped():
     html = table_html([["<b>Item</b>", "<b>Item</b>", "Max & Min"]], [["a", "b", "c"]], caption="Limits <script>x</script>")
-    assert '<th colspan="2">&lt;b&gt;Item&lt;/b&gt;</th><th>Max &amp; Min</th>' in html
-    assert "<caption>Limits &lt;script&gt;x&lt;/script&gt;</caption>" in html
+    assert '<th colspan="2">&lt;b>Item&lt;/b></th><th>Max & Min</th>' in html
+    assert "<caption>Limits &lt;script>x&lt;/script></caption>" in html
+
+
+def test_html_text_escapes_only_what_html_would_misread():
+    """A table's HTML keeps the printed words ("R&D", "> 470 msec", "< 6 months", "USP <87>",
+    "shareholders' equity"): a search of the parent's text for them finds them. Only an "&"
+    that would begin a character reference and a "<" that would open a tag are escaped, and
+    unescaping gives the text back."""
+    from evidence_pipeline.tables import html_text
+
+    for text in ("R&D", "AT&T", "> 470 msec", "< 6 months", "USP <87>", "shareholders' equity", 'say "hi"'):
+        assert html_text(text) == text
+    assert html_text("a<b") == "a&lt;b" and html_text("</td>") == "&lt;/td>"
+    assert html_text("&amp; &copy 2023 &#169; &notin;") == "&amp;amp; &amp;copy 2023 &amp;#169; &amp;notin;"
+    for text in ("R&D <b>x</b> &lt; &copy2023 &#x27; <!-- c --> <?p?>", *MARKUP):
+        assert _html.unescape(html_text(text)) == text
+        assert not re.search(r"<[A-Za-z/!?]", html_text(text))
 
 
 def test_key_value_tables_are_told_from_tables_with_a_header_row():

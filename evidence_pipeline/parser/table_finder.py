@@ -384,6 +384,8 @@ class TableFinder:
         inner = [w for w in words if box.contains_center(w.box, 1.0)]
         grid = build_grid(inner, rules.inside(box), box)
         self.grids[box_key(box)] = grid
+        if grid.n_rows == 1 and grid.n_cols >= 2 and ruled and _opens_page(box, spans):
+            return True  # one ruled row that opens the page: a long cell carried over from the page before
         if grid.n_rows < 2 or grid.n_cols < 2:
             return False
         slots = sum(c.row_span * c.col_span for c in grid.cells)
@@ -400,3 +402,8 @@ def _labelled_rows(grid: Grid) -> bool:
     labelled = {c.row for c in grid.cells if c.col == 0 and c.text.strip()}
     valued = {c.row for c in grid.cells if c.col > 0 and c.text.strip()}
     return len(labelled) == grid.n_rows and len(valued - {0}) >= 1
+
+
+def _opens_page(box: Box, spans: list[Span]) -> bool:
+    """Whether ``box`` holds the first line of the page's body (nothing of the body above it)."""
+    return not any(s.box.b <= box.t + 1 for s in spans)

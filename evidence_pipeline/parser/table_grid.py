@@ -264,10 +264,11 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
     if fully_ruled:
         ruled_spans(grid, rows, edges, rules, box)
     merge_symbol_columns(grid)
-    if not (fully_ruled and _ruled_columns(edges, rules, box)):
+    if not _ruled_columns(edges, rules, box):
         # A column drawn by rulings is a column even where it is empty on this page (a visit
-        # no row marks in a schedule's continuation): dropping it would shift every column
-        # after it against the header of the part before.
+        # no row marks in a schedule's continuation, the label column beside a long cell carried
+        # over a page): dropping it would shift every column after it against the header of the
+        # part before, or leave a one-column grid that is no table.
         drop_empty_columns(grid)
     resolve_overlaps(grid)
     grid.header_rows = count_header_rows(grid)
@@ -328,6 +329,8 @@ def _continues(prev: list[Span], line: list[Span], edges: list[float], h_rules, 
     if any(max(p.box.b for p in prev) - 1 <= y <= top + 1 for y, _, _ in h_rules):
         return False
     if stub_rows:
+        if len({_col_of(s.box.cx, edges) for s in line}) == 1:
+            return True  # wrapped text of one cell (an item's number and its text, side by side)
         # a group head ("Three Months Ended") over the heads of its columns stays a row of its own
         return not any(sum(1 for s in line if s.box.h_overlap(p.box) > 0) > 1 for p in prev)
     if all(is_numeric(s.text) for s in line):
