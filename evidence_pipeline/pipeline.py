@@ -51,14 +51,13 @@ if TYPE_CHECKING:
 # are the bands between its rules — table_grid._banded; a sentence is no column head —
 # tables.text_row; one structural-heading pattern);
 # 15: running text in the page margin is furniture over a stretch of pages, not only over a
-# third of the document — page_furniture._stretch; column rulings drawn cell by cell join
-# across the row rule between segments — Rules.joined_verticals; a column its rulings draw is
-# kept though empty on this page (a long cell carried over a page stays a table) —
-# table_grid._ruled_columns; a sparse grid its rules draw
-# whole, a label on every row, is a table — table_finder._labelled_rows; labels centred beside
-# wrapped text stay in their column; a contents line with a dot leader is no heading —
+# third of the document — page_furniture._stretch; column rulings drawn cell by cell join across
+# the row rule between segments — Rules.joined_verticals; a column its rulings draw is kept though
+# empty on this page — table_grid._ruled_columns; a sparse grid its rules draw whole, a label on
+# every row, is a table — table_finder._labelled_rows; a ruled row that opens a page is a table's
+# carried-over row — table_finder._opens_page, one cell's wrapped lines one row; labels centred
+# beside wrapped text stay in their column; a contents line with a dot leader is no heading —
 # headings.TOC_ENTRY_RE; a part under a title of its own continues no table — convert._same_title;
-# a ruled row that opens a page is a table's carried-over row, one cell's wrapped lines one row;
 # a table's HTML escapes only what HTML would misread — tables.html_text).
 PIPELINE_VERSION = "15"
 

@@ -57,7 +57,7 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     need = max(3, len(doc.pages) // 3)
     for e, key, margin in candidates:
         pages = seen.get(key, set())
-        if e.page in pages and (len(pages) >= need or margin and _stretch(in_margin[key])):
+        if e.page in pages and (len(pages) >= need or margin and _stretch(in_margin.get(key, set()))):
             e.label = "page_header" if key[0] == "top" else "page_footer"
             e.level = None
     place_furniture(entries, doc)

@@ -370,7 +370,11 @@ class TableFinder:
 
         A figure caption does not claim a grid its rules draw whole (``ruled``) with text in
         every cell: a table the document numbers as a figure ("FIGURE 1: SYSTEM
-        SPECIFICATIONS" over a ruled list of settings). A chart's rules leave its plot empty."""
+        SPECIFICATIONS" over a ruled list of settings). A chart's rules leave its plot empty.
+
+        A grid its rules draw whole is kept however sparse, when every row has a label (a
+        schedule of marks), or when it is one row that opens the page (a long cell carried over
+        from the page before, which ``convert`` links to its table)."""
         claimed = False
         for s in spans:
             if box.contains_center(s.box, 1.0) or not FIGURE_CAPTION_RE.match(s.text):
