@@ -25,6 +25,8 @@ import unicodedata
 _CAPTION_TAIL = r"\s*[A-Z]?\d+([.\-–]\d+)*[A-Za-z]?(?=\s*[:.\-–—|](\s|$)|\s+[^a-z\s]|\s*$)"
 TABLE_CAPTION_RE = re.compile(r"^\s*(?i:table|tab\.|tbl\.)" + _CAPTION_TAIL + r"|^\s*\[?표\s*\d+\]?")
 OTHER_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|exhibit|listing|example|scheme|그림)" + _CAPTION_TAIL)
+# A dot leader ("2 OBJECTIVES ....... 9"): a table of contents' line, never a heading or a row.
+DOT_LEADER_RE = re.compile(r"(\.\s?){4,}|…{2,}")
 FIGURE_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|scheme|그림)" + _CAPTION_TAIL)
 
 TABLE_LABEL_RE = re.compile(r"^\s*(table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)

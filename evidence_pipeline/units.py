@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
 from evidence_pipeline.tables import is_key_value, text_row
-from evidence_pipeline.text import FIGURE_LABEL_RE, names_table
+from evidence_pipeline.text import DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
 
@@ -199,7 +199,6 @@ def _closes_page(items, i: int) -> bool:
 
 
 _PAGE_NUMBER = re.compile(r"^\d{1,4}$")
-_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}")
 _TOC_WORDS = re.compile(r"\b(contents|list of (tables|figures))\b", re.IGNORECASE)
 
 
@@ -211,7 +210,7 @@ def is_contents_table(table: Table, caption: str | None = None, section: str | N
     if len(rows) < 3:
         return False
     ends_in_page = sum(bool(_PAGE_NUMBER.match(r[-1].strip())) for r in rows) / len(rows)
-    leaders = sum(any(_LEADERS.search(c) for c in r) for r in rows) / len(rows)
+    leaders = sum(any(DOT_LEADER_RE.search(c) for c in r) for r in rows) / len(rows)
     named = any(_TOC_WORDS.search(t or "") for t in (caption, section, " ".join(grid[0])))
     return (leaders >= 0.5 and ends_in_page >= 0.5) or (named and ends_in_page >= 0.7)
 

@@ -29,6 +29,7 @@ from evidence_pipeline.parser.docling_items import Entry, table_cells
 from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
 from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE
+from evidence_pipeline.text import DOT_LEADER_RE
 
 _DIGITS = re.compile(r"\d+")
 # a line that is nothing but parenthesised groups: "(In millions) (Unaudited)"
@@ -45,8 +46,6 @@ _NUMBERED_RE = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[A-Z]\.|[IVX]{1,5}\.|(se
 _TITLE_GAP = 60.0  # pt: farthest a table's title may sit above it
 _BETWEEN = ("paragraph", "section_header", "other")
 _CHECKBOX = re.compile(r"^\s*[☐☑☒□■✓✔]")
-# a table-of-contents entry: a title, a dot leader, perhaps its page ("2 OBJECTIVES ....... 9")
-TOC_ENTRY_RE = re.compile(r"(\.\s?){5,}\s*([0-9]+|[ivxlc]+)?\s*$|…{3,}", re.IGNORECASE)
 # "Three Months Ended September 30,", "Years ended December 31", "Year Ended": a table's period
 # head left above it, never a section; "Year Ended December 31, 2022 Compared to ..." is one.
 _PERIOD_HEAD = re.compile(
@@ -76,7 +75,7 @@ def not_a_heading(text: str) -> bool:
         is_table_note(text)
         or letter_weight(text) < 3
         or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _FIGURE_PAIR_FIRST.match(text) or _CURRENCY_LAST.search(text))
-        or bool(TOC_ENTRY_RE.search(text))
+        or bool(DOT_LEADER_RE.search(text))  # a contents line
         or bool(_PERIOD_HEAD.match(text))
     )
 
