@@ -113,9 +113,11 @@ def test_real_schedule_of_events(parse_cached):
 
 @needs_protocols
 def test_real_schedule_whose_marks_sit_flush_left_in_ruled_cells():
-    """NCT06152900 p. 19: every cell ruled, each "x" set flush left, so the edge between two
-    columns' texts lies well short of the rule that parts them. A single mark is its own cell,
-    not a span across the visits, and the visits head their own columns."""
+    """NCT06152900 p. 19: every cell ruled, its column rules drawn cell by cell and stopping
+    short of the double rule under each row, each "x" set flush left. Joined across the row
+    rules, the column rules part the columns (not the white gaps between flush-left marks): a
+    single mark is its own cell, not a span across the visits, and the visits head their own
+    columns."""
     from evidence_pipeline.parser import DoclingParser
 
     doc = DoclingParser().parse(PROTOCOLS / "NCT06152900_Prot_SAP_000.pdf", pages=(19, 19))
