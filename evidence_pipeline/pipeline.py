@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 # every row, is a table — table_finder._labelled_rows; a ruled row that opens a page is a table's
 # carried-over row — table_finder._opens_page, one cell's wrapped lines one row; labels centred
 # beside wrapped text stay in their column; a contents line with a dot leader is no heading —
-# text.DOT_LEADER_RE; a part under a title of its own continues no table — convert._same_title;
+# text.DOT_LEADER_RE; a part under a title of its own continues no table — convert._link_continuations;
 # a table's HTML escapes only what HTML would misread — tables.html_text).
 PIPELINE_VERSION = "15"
 

@@ -25,7 +25,7 @@ from evidence_pipeline.parser.page_furniture import place_furniture, repeated_fu
 from evidence_pipeline.parser.reading_order import reorder_pages
 from evidence_pipeline.parser.text_lines import FOOTNOTE_MARKER_RE
 from evidence_pipeline.records import ParsedDoc, Table, TextBlock
-from evidence_pipeline.text import FIGURE_CAPTION_RE, OTHER_CAPTION_RE, TABLE_CAPTION_RE
+from evidence_pipeline.text import FIGURE_CAPTION_RE, OTHER_CAPTION_RE, TABLE_CAPTION_RE, normalise
 
 # how near (points) a paragraph must sit to a table to be its caption or footnote
 _NEAR = 36.0
@@ -228,7 +228,7 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             # A part with a title of its own opens a table ("CLINICAL PROTOCOL SYNOPSIS" after
             # the list of abbreviations); a continued part repeats its table's title, if any.
             head_caption = by_id[by_id[prev.id].continues or prev.id].caption
-            ok = _same_title(cur.caption, head_caption)
+            ok = head_caption is not None and normalise(cur.caption) == normalise(head_caption)
         if ok:
             between = body[pos[prev.id] + 1 : pos[cur.id]]
             # Only the first part's own notes, or a "continued" line, may sit in between.
@@ -249,10 +249,6 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             by_id[cur.id] = cur
         out.append(cur)
     return out
-
-
-def _same_title(a: str, b: str | None) -> bool:
-    return b is not None and " ".join(a.lower().split()) == " ".join(b.lower().split())
 
 
 def _row_texts(table: Table, row: int) -> list[str]:

@@ -115,9 +115,14 @@ def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float
     return sorted(ruled + free)
 
 
+def _tall_rules(rules: Rules, box: Box) -> list[float]:
+    """The x of every column ruling that runs (almost) the table's whole height."""
+    return [x for x, y0, y1 in rules.vertical if (y1 - y0) >= 0.8 * box.height]
+
+
 def _ruled_columns(edges: list[float], rules: Rules, box: Box) -> bool:
     """Whether every column edge is a ruling that runs the table's height."""
-    tall = [x for x, y0, y1 in rules.vertical if (y1 - y0) >= 0.8 * box.height]
+    tall = _tall_rules(rules, box)
     return bool(edges) and all(any(abs(e - x) <= 3 for x in tall) for e in edges)
 
 
@@ -282,8 +287,7 @@ def _banded(phrases: list[Span], ruled_ys: list[float], rules: Rules, box: Box, 
     wraps to (a protocol's table of procedures, risks and mitigations): column rules run
     down the whole table, at least two rules cross the body, and the value columns hold
     words, not figures (a statement ruled between groups of rows keeps a row per line)."""
-    tall = [x for x, y0, y1 in rules.vertical if y1 - y0 >= 0.8 * box.height]
-    if len(ruled_ys) < 2 or len(tall) < 2:
+    if len(ruled_ys) < 2 or len(_tall_rules(rules, box)) < 2:
         return False
     covered: dict[float, float] = {}  # a rule drawn cell by cell is one rule across
     inner = [(y, x0, x1) for y, x0, x1 in rules.horizontal if box.t + 2 < y < box.b - 2]
