@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evidence_pipeline.evaluation.metrics import Context, score_question, summarize, whitespace_spans
 from evidence_pipeline.evaluation.questions import Question
-from evidence_pipeline.evaluation.report import markdown_report, misses, text_report, write_outputs
+from evidence_pipeline.evaluation.report import markdown_report, misses, question_ranks, text_report, write_outputs
 from evidence_pipeline.evaluation.systems import Answer, SystemRun
 
 Q1 = Question(id="q1", question="Max flow?", doc_id="A", answers=["1.8"], must_include=["cooling jacket"], kind="table_cell")
@@ -69,3 +69,21 @@ def test_outputs_written(tmp_path: Path):
 
     with Image.open(paths[2]) as img:
         assert img.size[0] >= 420 and img.size[1] > 300
+
+
+def test_question_ranks_give_each_systems_evidence_rank():
+    q3 = Question(id="q3", question="Max flow?", doc_id="A", answers=["1.8"], kind="table_cell")
+    later = [OTHER, Context("1.8 in another document", "C", (1,), 4), NO_WARNING]
+    runs = {
+        "fixed512": SystemRun("fixed512", 3, [Answer(c, {}) for c in ([NO_WARNING], later)]),
+        "full": SystemRun("full", 3, [Answer(c, {}) for c in ([OTHER, GOOD], [])]),
+    }
+    ranks = question_ranks([Q1, q3], runs)
+    # Q1 needs "cooling jacket" too: the context without it is no evidence; a figure in
+    # another document is none either
+    assert ranks == [
+        {"id": "q1", "kind": "table_cell", "doc_id": "A", "evidence_rank": {"fixed512": None, "full": 2}},
+        {"id": "q3", "kind": "table_cell", "doc_id": "A", "evidence_rank": {"fixed512": 3, "full": None}},
+    ]
+    md = markdown_report({"systems": _systems()[1], "questions": ranks})
+    assert "| q1 | table_cell | - | 2 |" in md and "| q3 | table_cell | 3 | - |" in md

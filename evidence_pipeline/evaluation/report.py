@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from evidence_pipeline.evaluation.metrics import HEADLINE, METRICS, has_evidence
+from evidence_pipeline.evaluation.metrics import HEADLINE, K_MAX, METRICS, has_evidence, is_evidence_hit
 from evidence_pipeline.evaluation.questions import Question
-from evidence_pipeline.evaluation.systems import SystemRun
+from evidence_pipeline.evaluation.systems import Answer, SystemRun
 
 SHORT = {
     "evidence_hit@1": "ev@1",
@@ -84,6 +84,22 @@ def text_report(systems: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def evidence_rank(question: Question, answer: Answer) -> int | None:
+    """The 1-based rank of the first context that is evidence (FORMAT.md: the question's
+    document, holding an answer and every must_include string); None when none of the
+    ``K_MAX`` contexts is."""
+    return next((i for i, c in enumerate(answer.contexts, 1) if is_evidence_hit(c, question)), None)
+
+
+def question_ranks(questions: Sequence[Question], runs: Mapping[str, SystemRun]) -> list[dict[str, Any]]:
+    """Per question, the evidence rank each system gave it (``evidence_rank``): what moved
+    between two commits, question by question, read off two reports."""
+    return [
+        {"id": q.id, "kind": q.kind_or_default, "doc_id": q.doc_id, "evidence_rank": {name: evidence_rank(q, run.answers[n]) for name, run in runs.items()}}
+        for n, q in enumerate(questions)
+    ]
+
+
 def misses(questions: Sequence[Question], run: SystemRun, examples: int = MISS_EXAMPLES) -> dict[str, dict]:
     """Per kind: how many questions the system missed at rank 1, and a few of them."""
     out: dict[str, dict] = {}
@@ -109,7 +125,7 @@ def misses(questions: Sequence[Question], run: SystemRun, examples: int = MISS_E
                     "top_doc": top.doc_id if top else None,
                     "top_head": " ".join(top.text.split())[:HEAD_CHARS] if top else "",
                     "why": reason,
-                    "evidence_rank": next((i for i, c in enumerate(a.contexts, 1) if c.doc_id == q.doc_id and has_evidence(c.text, q)), None),
+                    "evidence_rank": evidence_rank(q, a),
                 }
             )
     return out
@@ -140,6 +156,12 @@ def markdown_report(report: Mapping[str, Any]) -> str:
                 lines.append(f"  expected {ex['answers']}{must} in `{ex['doc_id']}`; {ex['why']}; evidence rank {rank}  ")
                 lines.append(f"  top context (`{ex['top_doc']}`): {ex['top_head']}")
             lines.append("")
+    ranks = report.get("questions", [])
+    if ranks:
+        names = list(ranks[0]["evidence_rank"])
+        rows = [[r["id"], r["kind"], *(str(r["evidence_rank"][n] or "-") for n in names)] for r in ranks]
+        lines += ["## Evidence rank per question", "", f"The first context that is evidence, 1 to {K_MAX}; - when none is.", ""]
+        lines += [_md_table(["question", "kind", *names], rows), ""]
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 from evidence_pipeline.evaluation.metrics import summarize
 from evidence_pipeline.evaluation.questions import Question
-from evidence_pipeline.evaluation.report import MISS_SYSTEM, misses
+from evidence_pipeline.evaluation.report import MISS_SYSTEM, misses, question_ranks
 from evidence_pipeline.evaluation.systems import SYSTEMS, EvalDoc, SystemRun, Wrap, no_progress, run_systems
 
 Log = Callable[[str], None]
@@ -77,7 +77,8 @@ def evaluate(
     options: Any = None,
 ) -> dict[str, Any]:
     """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` (with the
-    only figures that vary between runs: ``seconds``) and ``misses``."""
+    only figures that vary between runs: ``seconds``), ``misses`` and ``questions`` (each
+    question's evidence rank per system, ``report.question_ranks``)."""
     started = time.perf_counter()
     docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log, cache=cache)
     parsed_s = time.perf_counter() - started
@@ -135,4 +136,5 @@ def evaluate_docs(
     }
     if MISS_SYSTEM in runs:
         report["misses"] = misses(questions, runs[MISS_SYSTEM])
+    report["questions"] = question_ranks(questions, runs)
     return report
