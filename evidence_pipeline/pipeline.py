@@ -58,8 +58,10 @@ if TYPE_CHECKING:
 # carried-over row — table_finder._opens_page, one cell's wrapped lines one row; labels centred
 # beside wrapped text stay in their column; a contents line with a dot leader is no heading —
 # text.DOT_LEADER_RE; a part under a title of its own continues no table — convert._link_continuations;
-# a table's HTML escapes only what HTML would misread — tables.html_text).
-PIPELINE_VERSION = "15"
+# a table's HTML escapes only what HTML would misread — tables.html_text;
+# 16: every item on a page's first or last line is at its edge, where running lines read
+# ("Pfizer Inc.   2021 Form 10-K   19") — page_furniture.page_extremes).
+PIPELINE_VERSION = "16"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -98,7 +98,7 @@ def repeated_headings(entries: list[Entry], n_pages: int) -> None:
     sections, only the same "Item 1" on every page is a running head."""
     if n_pages < 3:
         return
-    ends = {i for pair in page_extremes(entries).values() for i in pair}  # a running head reads first or last
+    ends = {i for lines in page_extremes(entries).values() for line in lines for i in line}  # a running head reads first or last
     pages: dict[str, set[int]] = {}
     for e in entries:
         if e.label == "section_header" and e.page is not None and id(e) in ends:

@@ -70,17 +70,29 @@ def _stretch(pages: set[int]) -> bool:
     return len(pages) >= RUN and 2 * len(pages) >= max(pages) - min(pages) + 1
 
 
-def page_extremes(entries: list[Entry]) -> dict[int, tuple[int, int]]:
-    """Per page, the ids of its first (topmost) and last (lowest) entry outside the furniture:
-    where running lines read."""
+def page_extremes(entries: list[Entry]) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
+    """Per page, the ids of the entries outside the furniture on its first (topmost) and on its
+    last (lowest) line: where running lines read. A line holds every entry beside the extreme
+    one that shares half its height ("Pfizer Inc.   2021 Form 10-K   19", three items on one
+    footer line)."""
     by_page: dict[int, list[Entry]] = {}
     for e in entries:
         if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
             by_page.setdefault(e.page, []).append(e)
-    return {
-        page: (id(min(items, key=lambda x: x.bbox.t)), id(max(items, key=lambda x: x.bbox.b)))
-        for page, items in by_page.items()
-    }
+    out: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
+    for page, items in by_page.items():
+        top = min(items, key=lambda x: x.bbox.t)
+        low = max(items, key=lambda x: x.bbox.b)
+        out[page] = (frozenset(id(x) for x in items if _same_line(x, top)), frozenset(id(x) for x in items if _same_line(x, low)))
+    return out
+
+
+def _same_line(a: Entry, b: Entry) -> bool:
+    """``a`` is ``b`` or sits beside it: their vertical overlap is at least half the shorter's height."""
+    if a is b:
+        return True
+    overlap = min(a.bbox.b, b.bbox.b) - max(a.bbox.t, b.bbox.t)
+    return overlap > 0 and overlap >= 0.5 * min(a.bbox.b - a.bbox.t, b.bbox.b - b.bbox.t)
 
 
 def _margin(e: Entry, page_height: float) -> str | None:
@@ -92,14 +104,14 @@ def _margin(e: Entry, page_height: float) -> str | None:
     return None
 
 
-def _edge(e: Entry, extremes: dict[int, tuple[int, int]], page_height: float) -> str | None:
-    """"top"/"bottom" when the item sits in the page margin or is the page's first/last item."""
+def _edge(e: Entry, extremes: dict[int, tuple[frozenset[int], frozenset[int]]], page_height: float) -> str | None:
+    """"top"/"bottom" when the item sits in the page margin or on the page's first/last line."""
     margin = _margin(e, page_height)
     if margin:
         return margin
-    first, last = extremes.get(e.page, (0, 0))
-    if id(e) == last:
+    first, last = extremes.get(e.page, (frozenset(), frozenset()))
+    if id(e) in last:
         return "bottom"
-    if id(e) == first:
+    if id(e) in first:
         return "top"
     return None
