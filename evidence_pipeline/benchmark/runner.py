@@ -28,6 +28,10 @@ class Plan:
         self.quick = quick
         self.embed_children = 96 if quick else None  # None: every child of the generated corpus
         self.embed_rounds = 2
+        # the five backends side by side (each beside raw fp32, two rounds): on these first
+        # children of the ones above (None: all of them); a quick run checks that each one runs
+        # and keeps its vectors close to fp32, not its speed to two digits
+        self.backend_children = 32 if quick else None
         # (children, queries) per backend; qdrant-client local mode is brute force in Python
         # (about 950 points/s upsert, seconds per grouped query at 100k), so it stops at 10k.
         self.edge = [(2_000, 20)] if quick else [(10_000, 100), (100_000, 100)]
@@ -121,7 +125,7 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
         from evidence_pipeline.benchmark import embedding_backends
 
         log(f"embed: backends {', '.join(EMBED_BACKENDS)} vs raw fp32 encode, {plan.embed_rounds} rounds")
-        backend_texts = [c.embed_text for units in embed_units for c in pipeline.children_of(units, counter)]
+        backend_texts = [c.embed_text for units in embed_units for c in pipeline.children_of(units, counter)][: plan.backend_children]
         raw["embed_backends"] = embedding_backends.measure(
             backend_texts, [q.question for q in corpus_questions()], plan.embed_rounds, embedder.settings.batch_size
         )
