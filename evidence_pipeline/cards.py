@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from evidence_pipeline.records import DocumentCard, ParsedDoc, Table, TextBlock
+from evidence_pipeline.text import CONTENTS_ENTRY_RE
 
 __all__ = ["CARD_PAGES", "DocumentCard", "build_card", "find_dates", "parse_date", "short_names"]
 
@@ -341,6 +342,7 @@ def _good_title(text: str) -> bool:
         and not _BOILERPLATE.match(text)
         and not (parse_date(text) and len(text) < 30)
         and not re.match(r"(version|date|rev)\b", text, re.I)
+        and not CONTENTS_ENTRY_RE.search(text)  # a line of the table of contents
     )
 
 

@@ -60,7 +60,9 @@ if TYPE_CHECKING:
 # text.DOT_LEADER_RE; a part under a title of its own continues no table — convert._link_continuations;
 # a table's HTML escapes only what HTML would misread — tables.html_text;
 # 16: every item on a page's first or last line is at its edge, where running lines read
-# ("Pfizer Inc.   2021 Form 10-K   19") — page_furniture.page_extremes).
+# ("Pfizer Inc.   2021 Form 10-K   19") — page_furniture.page_extremes; a table of contents
+# is no evidence, as lines of text or as a grid whose page numbers follow the leader —
+# units.is_contents_entry, text.CONTENTS_ENTRY_RE).
 PIPELINE_VERSION = "16"
 
 class PipelineOptions(BaseModel):

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
 from evidence_pipeline.tables import is_key_value, text_row
-from evidence_pipeline.text import DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
+from evidence_pipeline.text import CONTENTS_ENTRY_RE, DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
 
@@ -203,16 +203,24 @@ _TOC_WORDS = re.compile(r"\b(contents|list of (tables|figures))\b", re.IGNORECAS
 
 
 def is_contents_table(table: Table, caption: str | None = None, section: str | None = None) -> bool:
-    """A table of contents or list of figures mistaken for a table: rows end in page numbers."""
+    """A table of contents or list of figures mistaken for a table: rows end in page numbers,
+    in a cell of their own or after the entry's dot leader ("Procedures ....... 15")."""
     grid = table.grid()
     rows = [[c for c in r if c.strip()] for r in grid]
     rows = [r for r in rows if r]
     if len(rows) < 3:
         return False
-    ends_in_page = sum(bool(_PAGE_NUMBER.match(r[-1].strip())) for r in rows) / len(rows)
+    ends_in_page = sum(bool(_PAGE_NUMBER.match(r[-1].strip()) or CONTENTS_ENTRY_RE.search(r[-1])) for r in rows) / len(rows)
     leaders = sum(any(DOT_LEADER_RE.search(c) for c in r) for r in rows) / len(rows)
     named = any(_TOC_WORDS.search(t or "") for t in (caption, section, " ".join(grid[0])))
     return (leaders >= 0.5 and ends_in_page >= 0.5) or (named and ends_in_page >= 0.7)
+
+
+def is_contents_entry(block: TextBlock) -> bool:
+    """A body line of a table of contents: a dot leader and the page it points to ("3.5
+    Withdrawal from the Study ........ 12"). Every heading of the document is in it, so its
+    lines would match a query as well as the sections they point to, and say nothing."""
+    return block.label in _BODY_LABELS and bool(CONTENTS_ENTRY_RE.search(block.text))
 
 
 def drop_duplicate_tables(tables: list[Table]) -> list[Table]:
@@ -240,12 +248,14 @@ def build_units(
     options: UnitOptions = UnitOptions(),
     count_tokens: TokenCount = approx_tokens,
 ) -> list[EvidenceUnit]:
-    """Evidence units for every table, then section chunks for the body text no table took."""
+    """Evidence units for every table, then section chunks for the body text no table took.
+    A table of contents is navigation, not evidence: read as a table or as lines of text, it
+    is left out (``is_contents_table``, ``is_contents_entry``)."""
     kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption)}
     items = [
         it
         for it in doc.items()
-        if not (isinstance(it, TextBlock) and it.label in ("page_header", "page_footer"))
+        if not (isinstance(it, TextBlock) and (it.label in ("page_header", "page_footer") or is_contents_entry(it)))
         and not (isinstance(it, Table) and it.id not in kept_tables)
     ]
     items = _headings_with_content(items, doc.title)

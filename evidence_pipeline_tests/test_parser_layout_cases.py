@@ -288,3 +288,20 @@ def test_real_summary_whose_one_cell_fills_a_page_stays_one_table():
     assert "Exclusion criteria: 1. Patients who are definitely diagnosed" in carried
     assert "QT interval (QTc) of > 470 msec after baseline correction" in carried
     assert not any(b.label == "section_header" and b.text == "Exclusion criteria:" for b in doc.blocks)
+
+
+@needs_protocols
+def test_real_table_of_contents_is_left_out_as_table_and_as_lines():
+    """NCT06151600 pp. 3-4: the contents print as a two-column grid on p. 3 ("4.3" | "Procedures
+    ..... 15", the page number after the leader in one cell) and as lines of text on p. 4. Every
+    heading of the protocol is in them, so they matched questions as well as the sections do
+    (a contents line ranked third for "How many sites are participating in NCT06151600?")."""
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.text import CONTENTS_ENTRY_RE
+
+    doc = DoclingParser().parse(PROTOCOLS / "NCT06151600_Prot_000.pdf", pages=(3, 4))
+    assert sum(bool(CONTENTS_ENTRY_RE.search(b.text)) for b in doc.blocks) >= 10
+    assert any(CONTENTS_ENTRY_RE.search(c.text) for t in doc.tables for c in t.cells)
+    units = _units(doc)
+    assert not any(CONTENTS_ENTRY_RE.search(u.retrieval_text) for u in units), [u.unit_id for u in units if CONTENTS_ENTRY_RE.search(u.retrieval_text)]
+    assert not any(u.kind == "table" and 3 in u.pages for u in units)

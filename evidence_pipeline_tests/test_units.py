@@ -1,5 +1,5 @@
-from evidence_pipeline.records import BBox, Table, TableCell
-from evidence_pipeline.units import UnitOptions, build_units, drop_duplicate_tables, is_contents_table, is_table_caption
+from evidence_pipeline.records import BBox, Table, TableCell, TextBlock
+from evidence_pipeline.units import UnitOptions, build_units, drop_duplicate_tables, is_contents_entry, is_contents_table, is_table_caption
 from evidence_pipeline_tests.docs import lnp_doc
 
 
@@ -173,6 +173,33 @@ def test_contents_table_is_dropped():
     units = build_units(doc.model_copy(update={"tables": [toc.model_copy(update={"order": -1}), *doc.tables]}))
     assert [u.caption for u in units if u.kind == "table"] == ["Table 1: Pump flow rate limits"]
     assert not is_contents_table(doc.tables[0])
+
+
+def test_contents_table_whose_page_numbers_follow_the_leader_in_one_cell_is_dropped():
+    rows = [["4.3", "Procedures ........................ 15"], ["4.4", "Skin Biopsy (Optional) ......... 16"], ["5", "SAFETY . . . . . . . . 17"]]
+    cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(rows) for c, t in enumerate(row)]
+    assert is_contents_table(Table(id="toc", order=0, n_rows=3, n_cols=2, cells=cells, page=3))
+    prose = [["Mixer", "Stirred at 300 rpm.... then cooled"], ["Pump", "12 mL/min"], ["Jacket", "4 °C"]]
+    cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(prose) for c, t in enumerate(row)]
+    assert not is_contents_table(Table(id="t", order=0, n_rows=3, n_cols=2, cells=cells, page=3))
+
+
+def test_contents_lines_in_the_body_are_no_evidence():
+    def block(i: int, text: str, label: str = "paragraph") -> TextBlock:
+        return TextBlock(id=f"toc{i}", label=label, text=text, order=-10 + i, page=1)
+
+    lines = ["3.5 Withdrawal from the Study ........................ 12", "Notices . . . . . . . . . . . . . . vii", "1 INTRODUCTION …… 5"]
+    assert all(is_contents_entry(block(i, t)) for i, t in enumerate(lines))
+    # a leader without the page it points to, or a few dots in a sentence, is body text
+    # nor is a figure after a leader: a row printed as a line
+    for text in ("Signature: ........................", "Stir.... then cool to 4 °C", "see p. 12", "Net sales ........ 1,234", "Yield ...... 12 %"):
+        assert not is_contents_entry(block(0, text)), text
+    assert not is_contents_entry(block(0, lines[0], "section_header"))
+    doc = lnp_doc()
+    units = build_units(doc.model_copy(update={"blocks": [*(block(i, t) for i, t in enumerate(lines)), *doc.blocks]}))
+    text = "\n".join(u.text for u in units)
+    assert "Withdrawal from the Study" not in text and "Notices" not in text and "INTRODUCTION" not in text
+    assert "Prepare the mixer as described below. Check the seals." in text
 
 
 def test_table_detected_twice_becomes_one():
