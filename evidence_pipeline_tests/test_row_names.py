@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evidence_pipeline.row_names import QueryWords, label_acronyms, label_phrase, named_row_strength, promote_named_rows
+from evidence_pipeline.row_names import QueryWords, label_acronyms, label_phrase, named_row_strength, promote_named_rows, short_name
 from evidence_pipeline.tables import common_size, row_labels, table_html
 
 STATEMENT = table_html(
@@ -95,6 +95,22 @@ def test_a_query_names_a_row_by_its_acronym():
     # an acronym no label spells names nothing; lower case is a word, not an acronym
     assert named_row_strength(STATEMENT, QueryWords("What did INTC spend on M&A?")) == 0
     assert QueryWords("r&d spending").acronyms == frozenset()
+
+
+def test_a_short_name_counts_where_the_query_writes_it_as_printed():
+    by_category = table_html([["", "June 25, 2022"]], [["iPhone (1)", "$40,665"], ["Mac (1)", "7,382"], ["Services (3)", "19,604"]])
+    assert [short_name(label) for label in ("Mac (1)", "AWS", "EMEA", "Net", "Other", "pH", "iPad", "U.S.", "2022", "Services")] == [
+        "Mac", "AWS", "EMEA", None, None, None, None, None, None, None,
+    ]
+    assert named_row_strength(by_category, QueryWords("AAPL Mac net sales, quarter ended June 2022")) == 1
+    # in lower case, or opening the query, the word is a fragment of something else
+    assert named_row_strength(by_category, QueryWords("AAPL mac net sales, quarter ended June 2022")) == 0
+    assert named_row_strength(by_category, QueryWords("Mac users in Europe")) == 0
+    # a longer label the query holds still comes first
+    assert named_row_strength(by_category, QueryWords("Apple Services revenue, Mac excluded")) == 1
+    segments = table_html([["", "Q1 2023"]], [["AWS", "21,354"], ["North America", "76,881"]])
+    assert named_row_strength(segments, QueryWords("Amazon AWS segment net sales in Q1 2023")) == 1
+    assert named_row_strength(segments, QueryWords("Amazon North America segment net sales")) == 2
 
 
 COMMON_SIZE = table_html(
