@@ -100,27 +100,6 @@ def test_running_header_is_furniture_and_the_body_below_it_is_not(parsed):
     assert titles and all(b.label not in ("page_header", "page_footer") for b in titles)
 
 
-def test_a_footer_line_of_several_items_is_furniture_whole(corpora):
-    """Pfizer's 10-K closes each page with one line of three items, "Pfizer Inc.", "2021 Form
-    10-K" and the page number, set right under the last paragraph (its height varies by page).
-    Every item on that last line is at the page's edge: all three run over the pages and are
-    furniture. Only the lowest one was before, so the name and the page number stayed body text
-    ("For additional information, see Notes 1Q, 1S, 5D and 16. Pfizer Inc. 32")."""
-    from evidence_pipeline.parser import DoclingParser
-
-    path = corpora / "financebench-dev" / "pdfs" / "PFIZER_2021_10K.pdf"
-    if not path.is_file():
-        pytest.skip("financebench corpus not present")
-    doc = DoclingParser().parse(path, pages=(22, 29))
-    names = [b for b in doc.blocks if b.text == "Pfizer Inc."]
-    assert {b.page for b in names} == set(range(22, 30))
-    assert all(b.label == "page_footer" for b in names), [(b.page, b.label) for b in names]
-    numbers = {b.page: b for b in doc.blocks if b.text.isdigit() and b.label == "page_footer"}
-    assert [numbers[p].text for p in range(22, 30)] == [str(p - 6) for p in range(22, 30)]
-    body = "\n".join(u.text for u in build_units(doc))
-    assert "Pfizer Inc." not in body and "Form 10-K 1" not in body
-
-
 def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
     from evidence_pipeline.parser import DoclingParser
 

@@ -10,6 +10,9 @@ from evidence_pipeline.parser.docling_items import Entry, page_height
 
 _DIGITS = re.compile(r"\d+")
 RUN = 3  # a line at the same edge of this many pages, close together, runs there
+GAP = 3  # pages without the line that end its stretch: a line seen again after more runs anew
+# a page number as the digit-folded key reads it: "#", "page #", "# of #", "- # -"
+_PAGE_NUMBER_KEY = re.compile(r"^[-–—\s]*(page\s*)?#(\s*(of|/)\s*#)?[-–—\s]*$")
 
 
 def place_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
@@ -28,8 +31,8 @@ def place_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
 
 def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     """Text repeated at the top or bottom of several pages is a running header or footer:
-    on a third of the pages (at least three), or, for a line of body text in the page margin,
-    on three pages or more that fill at least half of the stretch they span. So a running
+    on a third of the pages (at least three), or, for a line of body text in the page margin or
+    a page number on the page's first or last line, over a stretch of pages (``_stretches``). So a running
     title whose wording changes part-way through the document (a protocol's "... Strength and
     Muscle Toning" on pp. 2-7, "... Muscle Toning and Circumferential Reduction" after) is
     furniture in each of its stretches, while a heading that opens every other page below the
@@ -48,26 +51,36 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
         if where is None:  # only a line at the page's edge runs there ("2023" over a column is no page number)
             continue
         key = (where, _DIGITS.sub("#", e.text.lower()))
-        margin = e.label == "paragraph" and _margin(e, h) is not None
+        # body text in the margin band, or a page number on the page's first or last line
+        margin = e.label == "paragraph" and (_margin(e, h) is not None or bool(_PAGE_NUMBER_KEY.match(key[1])))
         candidates.append((e, key, margin))
         if len(e.text) <= 120:
             seen.setdefault(key, set()).add(e.page)
             if margin:
                 in_margin.setdefault(key, set()).add(e.page)
     need = max(3, len(doc.pages) // 3)
+    stretches = {key: _stretches(pages) for key, pages in in_margin.items()}
     for e, key, margin in candidates:
         pages = seen.get(key, set())
-        if e.page in pages and (len(pages) >= need or margin and _stretch(in_margin.get(key, set()))):
+        if e.page in pages and (len(pages) >= need or margin and e.page in stretches.get(key, ())):
             e.label = "page_header" if key[0] == "top" else "page_footer"
             e.level = None
     place_furniture(entries, doc)
 
 
-def _stretch(pages: set[int]) -> bool:
-    """Whether ``pages`` are a running line's stretch: at least ``RUN`` pages, and at least
-    half of the pages from the first to the last (a line the parser merged into the body on
-    some pages still runs on the others)."""
-    return len(pages) >= RUN and 2 * len(pages) >= max(pages) - min(pages) + 1
+def _stretches(pages: set[int]) -> set[int]:
+    """The pages of ``pages`` that are a running line's stretch: a run of pages no more than
+    ``GAP`` apart, at least ``RUN`` of them, filling at least half of the pages from its first to
+    its last (a line the parser merged into the body on some pages still runs on the others).
+    A stretch ends where the line is missing for longer: the issuer's name over the statements
+    of pp. 3-9 runs there, its one more time over an exhibit on p. 35 does not undo that."""
+    runs: list[list[int]] = []
+    for page in sorted(pages):
+        if runs and page - runs[-1][-1] <= GAP:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return {p for run in runs if len(run) >= RUN and 2 * len(run) >= run[-1] - run[0] + 1 for p in run}
 
 
 def page_extremes(entries: list[Entry]) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
