@@ -9,8 +9,9 @@ lost entirely (a dropped heading, a line taken for page furniture) shows in ``lo
 Page furniture (running headers and footers, page numbers) belongs in no unit, but the
 parser records it as such (blocks labelled ``page_header`` / ``page_footer``): a word found
 only there is accounted for, not lost, and is counted apart (``furniture``) so that a body
-line wrongly taken for furniture still shows in the report. A word both in a unit and in
-furniture counts as found in the units.
+line wrongly taken for furniture still shows in the report. The lines of a table of contents
+(``units.is_contents_entry``) are navigation too, read and left out of the units: counted
+with the furniture. A word both in a unit and in furniture counts as found in the units.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from evidence_pipeline.errors import ParseError
 from evidence_pipeline.evaluation.parser_quality.metrics import normalise
 from evidence_pipeline.evaluation.parser_quality.models import CoverageFile, CoverageSection
 from evidence_pipeline.records import ParsedDoc
-from evidence_pipeline.units import build_units
+from evidence_pipeline.units import build_units, is_contents_entry
 
 _WORD = re.compile(r"\w+")
 LOST_SHOWN = 30  # lost words listed per file
@@ -70,10 +71,10 @@ def unit_words(doc: ParsedDoc) -> set[str]:
 
 
 def furniture_words(doc: ParsedDoc) -> set[str]:
-    """Words of the lines the parser recorded as page furniture."""
+    """Words of the lines the parser recorded as page furniture, and of contents lines."""
     out: set[str] = set()
     for block in doc.blocks:
-        if block.label in FURNITURE:
+        if block.label in FURNITURE or is_contents_entry(block):
             out |= words_of(block.text)
     return out
 
