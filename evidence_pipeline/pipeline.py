@@ -62,7 +62,8 @@ if TYPE_CHECKING:
 # 16: every item on a page's first or last line is at its edge, where running lines read
 # ("Pfizer Inc.   2021 Form 10-K   19") — page_furniture.page_extremes; a running line's stretch
 # ends where it is missing for more than three pages, and a page number at a page's edge runs over
-# a stretch like a line in the margin band — page_furniture._stretches; a table of contents
+# a stretch like a line in the margin band — page_furniture._stretches; a running head of two
+# lines is furniture line by line — headings.repeated_headings; a table of contents
 # is no evidence, as lines of text or as a grid whose page numbers follow the leader —
 # units.is_contents_entry, text.CONTENTS_ENTRY_RE).
 PIPELINE_VERSION = "16"

@@ -100,6 +100,22 @@ def test_running_header_is_furniture_and_the_body_below_it_is_not(parsed):
     assert titles and all(b.label not in ("page_header", "page_footer") for b in titles)
 
 
+def test_a_running_head_of_two_lines_is_furniture_line_by_line():
+    """NVIDIA's notes pages open with "NVIDIA CORPORATION AND SUBSIDIARIES" and, under it,
+    "NOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS (Continued) (Unaudited)", both read as
+    headings. Once the first line is a running head, the second is at the page's edge and runs
+    there too; it had opened a section on every notes page (and titled two tables)."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 NVDA.pdf", pages=(20, 50))
+    heads = [b for b in doc.blocks if b.text.startswith("NOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS (Continued)")]
+    assert len({b.page for b in heads}) >= 3
+    assert all(b.label == "page_header" for b in heads), [(b.page, b.label) for b in heads]
+    assert not any("(Continued)" in (t.caption or "") for t in doc.tables)
+    paths = {h for u in build_units(doc) for h in u.section_path}
+    assert not any("(Continued)" in h for h in paths)
+
+
 def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
     from evidence_pipeline.parser import DoclingParser
 

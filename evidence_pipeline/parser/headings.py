@@ -92,19 +92,28 @@ def demote_non_headings(entries: list[Entry]) -> None:
             e.label, e.level = "paragraph", None
 
 
+RUNNING_HEAD_LINES = 3
+"""Lines of a running head read in from the page's edge, one after the other: the issuer's name,
+then "NOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS (Continued)" under it."""
+
+
 def repeated_headings(entries: list[Entry], n_pages: int) -> None:
-    """A heading whose text (numbers aside) opens sections on three or more pages is a running head.
+    """A heading whose text (numbers aside) opens sections on three or more pages is a running head;
+    once it is, the heading next to it at the page's edge is looked at the same way.
     A structural heading keeps its number in that comparison: "Item 2." and "Item 3." are two
     sections, only the same "Item 1" on every page is a running head."""
     if n_pages < 3:
         return
-    ends = {i for lines in page_extremes(entries).values() for line in lines for i in line}  # a running head reads first or last
-    pages: dict[str, set[int]] = {}
-    for e in entries:
-        if e.label == "section_header" and e.page is not None and id(e) in ends:
-            pages.setdefault(_repeat_key(e.text), set()).add(e.page)
-    for e in entries:
-        if e.label == "section_header" and len(pages.get(_repeat_key(e.text), ())) >= 3:
+    for _ in range(RUNNING_HEAD_LINES):
+        ends = {i for lines in page_extremes(entries).values() for line in lines for i in line}  # a running head reads first or last
+        pages: dict[str, set[int]] = {}
+        for e in entries:
+            if e.label == "section_header" and e.page is not None and id(e) in ends:
+                pages.setdefault(_repeat_key(e.text), set()).add(e.page)
+        running = [e for e in entries if e.label == "section_header" and len(pages.get(_repeat_key(e.text), ())) >= 3]
+        if not running:
+            return
+        for e in running:  # the next line in from the edge may run there too
             e.label, e.level = "page_header", None
 
 
