@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 # are the bands between its rules — table_grid._banded; a sentence is no column head —
 # tables.text_row; one structural-heading pattern);
 # 15: running text in the page margin is furniture over a stretch of pages, not only over a
-# third of the document — page_furniture._stretch; column rulings drawn cell by cell join across
+# third of the document — page_furniture._stretches; column rulings drawn cell by cell join across
 # the row rule between segments — Rules.joined_verticals; a column its rulings draw is kept though
 # empty on this page — table_grid._ruled_columns; a sparse grid its rules draw whole, a label on
 # every row, is a table — table_finder._labelled_rows; a ruled row that opens a page is a table's

@@ -40,7 +40,7 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     if len(doc.pages) < 3:
         return
     seen: dict[tuple[str, str], set[int]] = {}
-    in_margin: dict[tuple[str, str], set[int]] = {}
+    stretchable: dict[tuple[str, str], set[int]] = {}  # pages of the lines that may run over a stretch
     extremes = page_extremes(entries)
     candidates: list[tuple[Entry, tuple[str, str], bool]] = []
     for e in entries:
@@ -52,17 +52,17 @@ def repeated_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
             continue
         key = (where, _DIGITS.sub("#", e.text.lower()))
         # body text in the margin band, or a page number on the page's first or last line
-        margin = e.label == "paragraph" and (_margin(e, h) is not None or bool(_PAGE_NUMBER_KEY.match(key[1])))
-        candidates.append((e, key, margin))
+        stretch = e.label == "paragraph" and (_margin(e, h) is not None or bool(_PAGE_NUMBER_KEY.match(key[1])))
+        candidates.append((e, key, stretch))
         if len(e.text) <= 120:
             seen.setdefault(key, set()).add(e.page)
-            if margin:
-                in_margin.setdefault(key, set()).add(e.page)
+            if stretch:
+                stretchable.setdefault(key, set()).add(e.page)
     need = max(3, len(doc.pages) // 3)
-    stretches = {key: _stretches(pages) for key, pages in in_margin.items()}
-    for e, key, margin in candidates:
+    stretches = {key: _stretches(pages) for key, pages in stretchable.items()}
+    for e, key, stretch in candidates:
         pages = seen.get(key, set())
-        if e.page in pages and (len(pages) >= need or margin and e.page in stretches.get(key, ())):
+        if e.page in pages and (len(pages) >= need or stretch and e.page in stretches.get(key, ())):
             e.label = "page_header" if key[0] == "top" else "page_footer"
             e.level = None
     place_furniture(entries, doc)
