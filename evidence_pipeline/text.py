@@ -25,11 +25,18 @@ import unicodedata
 _CAPTION_TAIL = r"\s*[A-Z]?\d+([.\-–]\d+)*[A-Za-z]?(?=\s*[:.\-–—|](\s|$)|\s+[^a-z\s]|\s*$)"
 TABLE_CAPTION_RE = re.compile(r"^\s*(?i:table|tab\.|tbl\.)" + _CAPTION_TAIL + r"|^\s*\[?표\s*\d+\]?")
 OTHER_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|exhibit|listing|example|scheme|그림)" + _CAPTION_TAIL)
+
+
+def _leader(dots: int) -> str:
+    """A dot leader of at least ``dots`` dots (spaced or not), or of ellipsis characters."""
+    return r"(?:(?:\.\s?){%d,}|…{2,})" % dots
+
+
 # A dot leader ("2 OBJECTIVES ....... 9"): a table of contents' line, never a heading or a row.
-DOT_LEADER_RE = re.compile(r"(\.\s?){4,}|…{2,}")
+DOT_LEADER_RE = re.compile(_leader(4))
 # A contents entry: a dot leader, then the page number it points to ("3.5 Withdrawal ..... 12", "Preface ..... iv").
 # A figure is no page number: "Revenue ........ 1,234" and "Yield .... 12.5 %" are rows.
-CONTENTS_ENTRY_RE = re.compile(r"(?:(?:\.\s?){5,}|…{2,})\s*(?:\d{1,4}|[ivxlc]{1,6})(?=\s|$)(?!\s*%)", re.IGNORECASE)
+CONTENTS_ENTRY_RE = re.compile(_leader(5) + r"\s*(?:\d{1,4}|[ivxlc]{1,6})(?=\s|$)(?!\s*%)", re.IGNORECASE)
 FIGURE_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|scheme|그림)" + _CAPTION_TAIL)
 
 TABLE_LABEL_RE = re.compile(r"^\s*(table|tab\.)\s*[A-Z]?\d+", re.IGNORECASE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # Font names that mark bold text: "Arial-BoldMT", "Calibri,Bold", TeX's "SFBX1000"/"CMBX10"
@@ -142,12 +143,17 @@ class Rules:
         )
 
 
-def cluster_values(values: list[float], tol: float) -> list[float]:
-    """Sorted representatives of values that lie within ``tol`` of their neighbour."""
+def chains(values: Iterable[float], gap: float) -> list[list[float]]:
+    """``values`` sorted and cut wherever one lies more than ``gap`` past the one before it."""
     out: list[list[float]] = []
     for v in sorted(values):
-        if out and v - out[-1][-1] <= tol:
+        if out and v - out[-1][-1] <= gap:
             out[-1].append(v)
         else:
             out.append([v])
-    return [sum(g) / len(g) for g in out]
+    return out
+
+
+def cluster_values(values: list[float], tol: float) -> list[float]:
+    """Sorted representatives of values that lie within ``tol`` of their neighbour."""
+    return [sum(g) / len(g) for g in chains(values, tol)]

@@ -7,6 +7,7 @@ import re
 from docling_core.types.doc import DoclingDocument
 
 from evidence_pipeline.parser.docling_items import Entry, page_height
+from evidence_pipeline.parser.geometry import chains
 
 _DIGITS = re.compile(r"\d+")
 RUN = 3  # a line at the same edge of this many pages, close together, runs there
@@ -74,12 +75,7 @@ def _stretches(pages: set[int]) -> set[int]:
     its last (a line the parser merged into the body on some pages still runs on the others).
     A stretch ends where the line is missing for longer: the issuer's name over the statements
     of pp. 3-9 runs there, its one more time over an exhibit on p. 35 does not undo that."""
-    runs: list[list[int]] = []
-    for page in sorted(pages):
-        if runs and page - runs[-1][-1] <= GAP:
-            runs[-1].append(page)
-        else:
-            runs.append([page])
+    runs = chains(pages, GAP)
     return {p for run in runs if len(run) >= RUN and 2 * len(run) >= run[-1] - run[0] + 1 for p in run}
 
 
