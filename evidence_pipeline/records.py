@@ -53,6 +53,10 @@ class BBox(Record):
     def width(self) -> float:
         return self.r - self.l
 
+    def v_overlap(self, other: "BBox") -> float:
+        """Height the boxes share along y; 0 when they do not overlap vertically."""
+        return max(0.0, min(self.b, other.b) - max(self.t, other.t))
+
     def vertical_gap(self, other: "BBox") -> float:
         """Distance between the boxes along y; 0 when they overlap vertically."""
         if other.t >= self.b:

@@ -100,8 +100,8 @@ def _same_line(a: Entry, b: Entry) -> bool:
     """``a`` is ``b`` or sits beside it: their vertical overlap is at least half the shorter's height."""
     if a is b:
         return True
-    overlap = min(a.bbox.b, b.bbox.b) - max(a.bbox.t, b.bbox.t)
-    return overlap > 0 and overlap >= 0.5 * min(a.bbox.b - a.bbox.t, b.bbox.b - b.bbox.t)
+    overlap = a.bbox.v_overlap(b.bbox)
+    return overlap > 0 and overlap >= 0.5 * min(a.bbox.height, b.bbox.height)
 
 
 def _margin(e: Entry, page_height: float) -> str | None:
