@@ -65,8 +65,10 @@ if TYPE_CHECKING:
 # a stretch like a line in the margin band — page_furniture._stretches; a running head of two
 # lines is furniture line by line — headings.repeated_headings; a table of contents
 # is no evidence, as lines of text or as a grid whose page numbers follow the leader —
-# units.is_contents_entry, text.CONTENTS_ENTRY_RE).
-PIPELINE_VERSION = "16"
+# units.is_contents_entry, text.CONTENTS_ENTRY_RE;
+# 17: a white gap left of every column ruling, with figures right of it, parts the labels from
+# the first value column — table_grid._unruled_stub_edge).
+PIPELINE_VERSION = "17"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -109,10 +109,23 @@ def _column_edges(lines: list[list[Span]], box: Box, rules: Rules) -> list[float
     if not v_rules:
         return [(a + b) / 2 for a, b in gaps]
     ruled = cluster_values(v_rules, 3.0)
+    free = [(a, b) for a, b in gaps if not any(a - 3 <= x <= b + 3 for x in ruled)]
     if len(gaps) <= len(ruled):
-        return ruled
-    free = [(a + b) / 2 for a, b in gaps if not any(a - 3 <= x <= b + 3 for x in ruled)]
-    return sorted(ruled + free)
+        free = [g for g in free if _unruled_stub_edge(g, ruled, lines)]
+    return sorted(ruled + [(a + b) / 2 for a, b in free])
+
+
+def _unruled_stub_edge(gap: tuple[float, float], ruled: list[float], lines: list[list[Span]]) -> bool:
+    """Whether a white gap left of every ruling parts the labels from a first column of figures.
+
+    EDGAR statements rule the edges between value columns only: the label column and the first
+    value column are parted by white space alone ("Operating activities ... $7,313 | $11,404").
+    Read by its rulings, that first column joined the labels. A gap inside the stub (an item's
+    number apart from its text) has text right of it, not figures."""
+    if not ruled or gap[1] > min(ruled):
+        return False
+    right = [s for ln in lines for s in ln if gap[1] <= s.box.cx < min(ruled)]
+    return len(right) >= 2 and sum(is_numeric(s.text) for s in right) >= 0.75 * len(right)
 
 
 def _tall_rules(rules: Rules, box: Box) -> list[float]:
