@@ -178,10 +178,15 @@ def whole_table(store: Store, hit: StoredHit, query: str, max_tokens: int = WHOL
     return hit.model_copy(update={"payload": merged})
 
 
+LEXICAL_TABLES = 10
+"""Tables of BM25's own ranking that ``with_lexical`` adds to the candidates for
+``promote_named_rows`` (only a table has rows a query can name; see ``with_lexical``)."""
+
+
 def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> list[StoredHit]:
-    """The fused list, then the parents of BM25's own ranking that it does not hold, in that
-    ranking's order: candidates for ``promote_named_rows`` only (they follow every fused parent,
-    so none moves up unless the query names one of its rows).
+    """The fused list, then the parents of BM25's own ranking of tables that it does not hold, in
+    that ranking's order: candidates for ``promote_named_rows`` only (they follow every fused
+    parent, so none moves up unless the query names one of its rows).
 
     A statement whose row the query names ("research and development") can rank 21st in the
     fused list, below prose and MD&A tables that share the query's other words, while BM25
@@ -230,7 +235,7 @@ def search_store(
         if not hybrid:
             return promote_named_rows(store.sparse_search(sparse, depth, doc_ids=ids), query, _parent_text)[:k]
         fused = store.hybrid_search(list(dense), sparse, depth, doc_ids=ids)
-        found = with_lexical(fused, store.sparse_search(sparse, NAMED_ROW_DEPTH, doc_ids=ids))
+        found = with_lexical(fused, store.sparse_search(sparse, LEXICAL_TABLES, doc_ids=ids, unit_kind="table"))
         return promote_named_rows(found, query, _parent_text, depth=len(found))[:k]
 
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)

@@ -37,7 +37,7 @@ def _random_dense(rng):
     return _unit([rng.uniform(-1, 1) for _ in range(DIM)])
 
 
-def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
+def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1", unit_kind="table"):
     """parents: {parent_id: [child text, ...]} -> one point per child (random dense unless given)."""
     rng = random.Random(f"{doc_id}-{seed}")
     points = []
@@ -58,8 +58,8 @@ def make_points(doc_id, parents, *, seed=0, dense=None, content_hash="h1"):
                         pages=[1, 2],
                         section_path=["1 Scope"],
                         caption=None,
-                        unit_kind="table",
-                        child_kind="row",
+                        unit_kind=unit_kind,
+                        child_kind="row" if unit_kind == "table" else "sentence",
                         text=text,
                     ).model_dump(),
                 )
@@ -232,6 +232,20 @@ def test_doc_ids_filter(backend):
     assert {h.payload["doc_id"] for h in hits} == {"b", "c"} and len(hits) == 6
     hits = store.dense_search(_random_dense(rng), 10, doc_ids=["a"])
     assert {h.payload["parent_id"] for h in hits} == {"a/p0", "a/p1", "a/p2"}
+
+
+def test_sparse_search_keeps_one_kind_of_unit_when_asked(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", make_points("a", {"a/prose": ["inventory levels reflect demand"]}, unit_kind="section"))
+    store.replace_document("a2", make_points("a2", {"a2/sheet": ["Inventories 4,268 3,742"], "a2/cash": ["Inventories (543)"]}))
+    store.replace_document("b", make_points("b", {"b/sheet": ["Inventories 2,100"]}))
+    q = ENC.encode_query("inventory levels demand")
+    assert store.sparse_search(q, 5)[0].payload["parent_id"] == "a/prose"
+    tables = store.sparse_search(q, 5, unit_kind="table")
+    assert {h.payload["parent_id"] for h in tables} == {"a2/sheet", "a2/cash", "b/sheet"}
+    assert {h.payload["parent_id"] for h in store.sparse_search(q, 5, doc_ids=["a", "b"], unit_kind="table")} == {"b/sheet"}
+    assert [h.payload["parent_id"] for h in store.sparse_search(q, 5, unit_kind="section")] == ["a/prose"]
 
 
 def test_search_on_an_empty_or_missing_store(backend):

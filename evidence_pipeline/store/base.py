@@ -246,9 +246,10 @@ class Store(Protocol):
         """Dense only, grouped by parent like hybrid_search."""
 
     def sparse_search(
-        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None
+        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None, unit_kind: str | None = None
     ) -> list[StoredHit]:
-        """BM25 only, grouped by parent like hybrid_search (for queries the dense model cannot read)."""
+        """BM25 only, grouped by parent like hybrid_search (for queries the dense model cannot read);
+        ``unit_kind``: only the children of that kind of unit ("table")."""
 
     def parent(self, parent_id: str) -> list[StoredHit]:
         """The parent's evidence units, one point each with its full payload (score 0: no query),
