@@ -195,7 +195,18 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     0.387 / 0.548 -> 0.419 / 0.613, `make eval-finance` 0.440 / 0.680 -> 0.440 / 0.720;
     `make eval-sec-lookup`, `make eval`, `make eval-twins` and `make eval-korean` unchanged
     (pipeline version 13; the first figures with ``[]`` passed for ``lexical`` in ``search_store``).
-    The extra BM25 query costs 1-4 ms of search p50 (README, "Measured")."""
+    The extra BM25 query costs 1-4 ms of search p50 (README, "Measured").
+
+    Only tables: a section chunk has no row to name, so BM25's own first 20 had added at most
+    the tables among them. Its first ``LEXICAL_TABLES`` tables instead (pipeline 17, ev@5 at
+    5 / 10 / 20 / 30 tables): `make eval-sec` 0.613 / 0.645 / 0.645 / 0.645 (was 0.613 with
+    the first 20 parents of any kind: Intel's income statement and Microsoft's inventories note
+    now among the candidates), `make eval-finance` 0.720 / 0.760 / 0.720 / 0.720 (was 0.760; at
+    20 and more, the pension plans' "Equities" row is named by "a public equities analyst");
+    ev@1 unchanged but eval-finance at 20-30 (0.360 -> 0.320); `make eval-sec-lookup`, `make
+    eval`, `make eval-twins`, `make eval-korean`, `make eval-protocols` unchanged at 10. The
+    filtered query is no slower (`benchmark.search_latency --store` on the 10-Q store: store p50
+    9.1-9.9 ms, 10.4-12.8 ms before, three runs each)."""
     seen = {h.payload["parent_id"] for h in fused}
     return [*fused, *(h for h in lexical if h.payload["parent_id"] not in seen)]
 

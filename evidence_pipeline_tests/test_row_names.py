@@ -38,6 +38,10 @@ def test_row_labels_reads_back_the_rendered_rows():
     [
         ("Total operating expenses", ("operating", "expense"), 2),  # "Total" qualifies, it does not name
         ("Advertising services (5) 7,612", ("advertising", "service"), 2),  # marker and a stray figure cut
+        ("Operating activities $7,313", ("operating", "activity"), 2),
+        ("North America 880", ("north", "america"), 2),
+        ("Level 2 (2):", ("level", "2"), 1),  # a digit after a word is part of the name
+        ("Level 2 securities", ("level", "2", "security"), 2),
         ("Inventories", ("inventory",), 1),  # plural as BM25 strips it
         ("Net income", ("income",), 1),  # a leading "Net" qualifies too: "income" names it
         ("Net cash from operations", ("cash", "from", "operation"), 2),
@@ -60,6 +64,17 @@ def test_the_longest_label_the_query_holds_word_for_word():
     assert named_row_strength(STATEMENT, QueryWords("Amazon advertising services net sales")) == 2
     assert named_row_strength(STATEMENT, QueryWords("total operating expenses")) == 2
     assert named_row_strength("no table here", held) == 0
+
+
+def test_a_numbered_label_is_not_named_by_its_word_alone():
+    """Apple's fair-value table heads its rows "Level 1 (1):", "Level 2 (2):": "inventory levels"
+    names the balance sheet's "Inventories", not those."""
+    fair_value = table_html([["", "June 25, 2022"]], [["Level 1 (1):", ""], ["Money market funds", "$2,929"], ["Level 2 (2):", ""]])
+    balance_sheet = table_html([["", "June 25, 2022"]], [["Inventories", "5,433"], ["Total current assets", "112,292"]])
+    held = QueryWords("How did Apple's inventory levels in the Q3 2022 report reflect on their supply chain efficiency?")
+    assert named_row_strength(fair_value, held) == 0
+    assert named_row_strength(balance_sheet, held) == 1
+    assert named_row_strength(fair_value, QueryWords("Apple's Level 2 assets, June 2022")) == 1
 
 
 def test_a_query_names_a_net_row_without_saying_net():
