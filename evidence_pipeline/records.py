@@ -57,6 +57,10 @@ class BBox(Record):
         """Height the boxes share along y; 0 when they do not overlap vertically."""
         return max(0.0, min(self.b, other.b) - max(self.t, other.t))
 
+    def h_overlap(self, other: "BBox") -> float:
+        """Width the boxes share along x; 0 when they do not overlap horizontally."""
+        return max(0.0, min(self.r, other.r) - max(self.l, other.l))
+
     def vertical_gap(self, other: "BBox") -> float:
         """Distance between the boxes along y; 0 when they overlap vertically."""
         if other.t >= self.b:

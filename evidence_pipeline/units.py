@@ -235,10 +235,9 @@ def drop_duplicate_tables(tables: list[Table]) -> list[Table]:
 
 def _same_table(a: Table, b: Table) -> bool:
     if a.page == b.page and a.bbox is not None and b.bbox is not None:
-        ix = max(0.0, min(a.bbox.r, b.bbox.r) - max(a.bbox.l, b.bbox.l))
-        iy = max(0.0, min(a.bbox.b, b.bbox.b) - max(a.bbox.t, b.bbox.t))
+        shared = a.bbox.h_overlap(b.bbox) * a.bbox.v_overlap(b.bbox)
         smaller = min(a.bbox.width * a.bbox.height, b.bbox.width * b.bbox.height)
-        if smaller > 0 and ix * iy / smaller > 0.7:
+        if smaller > 0 and shared / smaller > 0.7:
             return True
     return a.page == b.page and a.grid() == b.grid()
 

@@ -116,3 +116,13 @@ def test_search_drops_the_head_the_unit_text_opens_with(prepared):
     assert all(h.parent_text.startswith(head) for h in hits)
     first, second = context_texts(hits)
     assert first == hits[0].parent_text and second == hits[1].parent_text[len(head) :]
+
+
+def test_bbox_overlaps_and_gap():
+    from evidence_pipeline.records import BBox
+
+    a, b = BBox(l=0, t=0, r=10, b=20), BBox(l=6, t=15, r=30, b=40)
+    assert (a.h_overlap(b), a.v_overlap(b)) == (4, 5) == (b.h_overlap(a), b.v_overlap(a))
+    far = BBox(l=50, t=30, r=60, b=35)
+    assert (a.h_overlap(far), a.v_overlap(far)) == (0, 0)
+    assert a.vertical_gap(far) == 10
