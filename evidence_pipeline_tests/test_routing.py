@@ -119,6 +119,18 @@ def test_query_periods():
     assert q.end is None and q.weak  # a year alone stays a weak hint
 
 
+def test_a_period_alone_routes_to_no_document(tenq_cards):
+    """Two issuers' filings for one quarter: a query naming only the quarter ranks them but routes
+    to neither; with the issuer named, it routes."""
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    index = RoutingIndex(tenq_cards)
+    query = "What drove the change in inventories in Q3 2022?"
+    assert {"2022 Q3 AAPL", "2022 Q3 INTC"} <= {doc for doc, _ in index.resolve(query)}
+    assert routed_documents(query, index, DEFAULT_ROUTING) == []
+    assert routed_documents("What drove the change in Intel's inventories in Q3 2022?", index, DEFAULT_ROUTING) == ["2022 Q3 INTC"]
+
+
 def test_a_balance_sheet_date_picks_the_quarter_that_ends_on_it(tenq_cards):
     from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
 
