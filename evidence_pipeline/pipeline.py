@@ -67,7 +67,8 @@ if TYPE_CHECKING:
 # is no evidence, as lines of text or as a grid whose page numbers follow the leader —
 # units.is_contents_entry, text.CONTENTS_ENTRY_RE;
 # 17: a white gap left of every column ruling, with figures right of it, parts the labels from
-# the first value column — table_grid._unruled_stub_edge).
+# the first value column — table_grid._unruled_stub_edge; a field's label with its value in a
+# column beside it ("Title:", "Protocol No:") is one paragraph, no section — headings.join_field_labels).
 PIPELINE_VERSION = "17"
 
 class PipelineOptions(BaseModel):

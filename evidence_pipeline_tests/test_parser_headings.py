@@ -307,3 +307,44 @@ def test_a_sentence_ending_with_the_next_items_bullet_is_no_heading(corpora):
     assert line.label == "paragraph"
     heads = [b.text for b in doc.blocks if b.label == "section_header"]
     assert heads and not any(h.rstrip().endswith("·") for h in heads), heads
+
+
+def _entry(key, label, text, l, t, r, b):
+    from evidence_pipeline.parser.docling_items import Entry
+    from evidence_pipeline.records import BBox
+
+    return Entry(key, None, 1, BBox(l=l, t=t, r=r, b=b), label=label, text=text, level=1 if label == "section_header" else None)  # type: ignore[arg-type]
+
+
+def test_a_field_label_with_its_value_beside_it_is_one_paragraph():
+    from evidence_pipeline.parser.headings import join_field_labels
+
+    value = _entry(1.0, "paragraph", "A Prospective Natural History Study of CMT4J", 198, 154, 510, 177)
+    label = _entry(2.0, "section_header", "Title:", 95, 160, 121, 168)
+    run_in = _entry(3.0, "section_header", "Objectives:", 90, 300, 140, 308)
+    run_in_text = _entry(4.0, "paragraph", "To assess the course of the disease.", 143, 300, 400, 308)
+    above = _entry(5.0, "section_header", "Exclusion criteria:", 90, 400, 180, 408)
+    below = _entry(6.0, "paragraph", "1. Prior gene therapy.", 90, 412, 300, 420)
+    appendix = _entry(7.0, "section_header", "APPENDIX 1:", 90, 500, 150, 508)
+    appendix_title = _entry(8.0, "section_header", "SCHEDULE OF EVENTS", 200, 500, 320, 508)
+    entries = [value, label, run_in, run_in_text, above, below, appendix, appendix_title]
+    join_field_labels(entries)
+    assert entries == [value, run_in, run_in_text, above, below, appendix, appendix_title]
+    assert (value.label, value.text, value.key) == ("paragraph", "Title: A Prospective Natural History Study of CMT4J", 1.0)
+    # a run-in heading (its text right after it), a heading over its text and a numbered
+    # label beside its title ("APPENDIX 1:", the first part of a heading) stay headings
+    assert run_in.label == above.label == appendix.label == appendix_title.label == "section_header"
+
+
+@pytest.mark.skipif(not (CORPORA / "clinical-protocols" / "pdfs").is_dir(), reason="shared protocols not present")
+def test_real_title_page_fields_are_no_sections():
+    """NCT06151600 p. 2: "Title:" and "Protocol No:" beside their values had headed the
+    document's first sections ("Title: > TABLE OF CONTENTS:")."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(CORPORA / "clinical-protocols" / "pdfs" / "NCT06151600_Prot_000.pdf", pages=(2, 3))
+    assert not any(b.label == "section_header" and b.text.strip() in ("Title:", "Protocol No:") for b in doc.blocks)
+    texts = [b.text for b in doc.blocks if b.label == "paragraph"]
+    assert "Protocol No: TBD" in texts
+    assert any(t.startswith("Title: A Prospective Natural History") for t in texts)
+    assert not any(u.section_path and u.section_path[0] == "Title:" for u in build_units(doc))

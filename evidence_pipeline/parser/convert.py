@@ -16,6 +16,7 @@ from evidence_pipeline.parser.docling_items import Entry, read_entries, table_ce
 from evidence_pipeline.parser.headings import (
     demote_non_headings,
     join_bare_structural,
+    join_field_labels,
     levelled,
     repeated_headings,
     structural_levels,
@@ -61,6 +62,7 @@ def docling_to_parsed(
     repeated_furniture(entries, doc)
     demote_non_headings(entries)
     join_bare_structural(entries)
+    join_field_labels(entries)
     repeated_headings(entries, len(doc.pages))
 
     # Docling's links first, then neighbours in reading order for what it left unlinked.

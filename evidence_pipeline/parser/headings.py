@@ -125,18 +125,7 @@ def join_bare_structural(entries: list[Entry]) -> None:
     for e in entries:
         if e.bbox is None or e.label not in ("section_header", "paragraph") or not BARE_STRUCTURAL_RE.match(e.text):
             continue
-        mid = (e.bbox.t + e.bbox.b) / 2
-        beside = [
-            o
-            for o in entries
-            if o is not e
-            and o.page == e.page
-            and o.bbox is not None
-            and o.label in ("section_header", "paragraph")
-            and o.bbox.l >= e.bbox.r - 1
-            and o.bbox.t - 2 <= mid <= o.bbox.b + 2
-            and not STRUCTURAL_RE.match(o.text)
-        ]
+        beside = _beside(e, entries, 0.0)
         if not beside:
             continue
         title = min(beside, key=lambda o: o.bbox.l)
@@ -146,6 +135,55 @@ def join_bare_structural(entries: list[Entry]) -> None:
         drop.append(e)
     for e in drop:
         entries.remove(e)
+
+
+# "Title:", "Protocol No:", "Sponsor Name:": a short label that ends with a colon
+_FIELD_LABEL = re.compile(r"^\s*\S+(?:\s+\S+){0,3}:\s*$")
+# "APPENDIX 1:", "Schedule A:", "Part II:": a kind and its number
+_NUMBERED_LABEL = re.compile(r"^\s*\S+\s+(?:\d+[A-Za-z]?|[A-Z]|[IVXLC]+)(?:\.\d+)*\s*:\s*$")
+
+
+def join_field_labels(entries: list[Entry]) -> None:
+    """A heading that is a field's label ("Title:", "Protocol No:") with its value set in a column
+    beside it on the same line is no section: the value takes the label in front, as one
+    paragraph, and the label is dropped from ``entries``. A run-in heading ("Objectives: To
+    assess ...") has its text right after it or wrapping under it, not a column apart: at
+    least a line's height of white space must part label and value. A numbered label
+    ("APPENDIX 1:") is the first part of a heading, not a field."""
+    drop: list[Entry] = []
+    for e in entries:
+        if e.bbox is None or e.label != "section_header" or not _FIELD_LABEL.match(e.text):
+            continue
+        if _NUMBERED_LABEL.match(e.text) or STRUCTURAL_RE.match(e.text):
+            continue  # "APPENDIX 1:", "Item 2:" beside its title is a heading in two parts
+        beside = _beside(e, entries, e.bbox.height)
+        if not beside:
+            continue
+        value = min(beside, key=lambda o: o.bbox.l)
+        value.text = f"{e.text.strip()} {value.text.strip()}"
+        value.label, value.level = "paragraph", None  # a field's value opens no section either
+        value.key = min(value.key, e.key)
+        drop.append(e)
+    for e in drop:
+        entries.remove(e)
+
+
+def _beside(e: Entry, entries: list[Entry], gap: float) -> list[Entry]:
+    """Headings and paragraphs on ``e``'s line that start right of it, at least ``gap`` apart,
+    other than structural headings."""
+    assert e.bbox is not None
+    mid = (e.bbox.t + e.bbox.b) / 2
+    return [
+        o
+        for o in entries
+        if o is not e
+        and o.page == e.page
+        and o.bbox is not None
+        and o.label in ("section_header", "paragraph")
+        and o.bbox.l >= e.bbox.r - 1 + gap
+        and o.bbox.t - 2 <= mid <= o.bbox.b + 2
+        and not STRUCTURAL_RE.match(o.text)
+    ]
 
 
 def _printed_above_notes(heads: list[Entry]) -> bool:
