@@ -198,9 +198,10 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     The extra BM25 query costs 1-4 ms of search p50 (README, "Measured").
 
     Only tables: a section chunk has no row to name, so BM25's own first 20 had added at most
-    the tables among them. Its first ``LEXICAL_TABLES`` tables instead (pipeline 17, ev@5 at
-    5 / 10 / 20 / 30 tables): `make eval-sec` 0.613 / 0.645 / 0.645 / 0.645 (was 0.613 with
-    the first 20 parents of any kind: Intel's income statement and Microsoft's inventories note
+    the tables among them. Its first ``LEXICAL_TABLES`` tables instead (on version 16's parse,
+    which gives the same figures as version 17's at 10; ev@5 at 5 / 10 / 20 / 30 tables):
+    `make eval-sec` 0.613 / 0.645 / 0.645 / 0.645 (was 0.613 with the first 20 parents of any
+    kind: Intel's income statement and Microsoft's inventories note
     now among the candidates), `make eval-finance` 0.720 / 0.760 / 0.720 / 0.720 (was 0.760; at
     20 and more, the pension plans' "Equities" row is named by "a public equities analyst");
     ev@1 unchanged but eval-finance at 20-30 (0.360 -> 0.320); `make eval-sec-lookup`, `make
