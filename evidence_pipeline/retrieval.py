@@ -201,9 +201,9 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     the tables among them. Its first ``LEXICAL_TABLES`` tables instead (on version 16's parse,
     which gives the same figures as version 17's at 10; ev@5 at 5 / 10 / 20 / 30 tables):
     `make eval-sec` 0.613 / 0.645 / 0.645 / 0.645 (was 0.613 with the first 20 parents of any
-    kind: Intel's income statement and Microsoft's inventories note
-    now among the candidates), `make eval-finance` 0.720 / 0.760 / 0.720 / 0.720 (was 0.760; at
-    20 and more, the pension plans' "Equities" row is named by "a public equities analyst");
+    kind: Intel's income statement and Microsoft's inventories note now among the candidates),
+    `make eval-finance` 0.720 / 0.760 / 0.720 / 0.720 (was 0.760; at 20 and more, the pension
+    plans' "Equities" row is named by "a public equities analyst");
     ev@1 unchanged but eval-finance at 20-30 (0.360 -> 0.320); `make eval-sec-lookup`, `make
     eval`, `make eval-twins`, `make eval-korean`, `make eval-protocols` unchanged at 10. The
     filtered query is no slower (`benchmark.search_latency --store` on the 10-Q store: store p50

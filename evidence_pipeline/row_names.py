@@ -78,7 +78,7 @@ _QUALIFIERS = frozenset({"total", "net", "other", "less", "plus"})
 
 def words(text: str) -> list[str]:
     """Case-folded words in order, plural endings stripped as BM25 strips them (rows say
-    "Inventories", queries "inventory")."""
+    "Inventories", queries "inventory"), long words cut to their key (``word_key``)."""
     return [word_key(light_stem(w)) for w in _WORD.findall(fold(text))]
 
 
