@@ -125,14 +125,10 @@ def join_bare_structural(entries: list[Entry]) -> None:
     for e in entries:
         if e.bbox is None or e.label not in ("section_header", "paragraph") or not BARE_STRUCTURAL_RE.match(e.text):
             continue
-        beside = _beside(e, entries, 0.0)
-        if not beside:
-            continue
-        title = min(beside, key=lambda o: o.bbox.l)
-        title.text = f"{e.text.strip()} {title.text.strip()}"
-        title.label, title.level = "section_header", title.level or e.level
-        title.key = min(title.key, e.key)
-        drop.append(e)
+        title = _take_in_front(e, _beside(e, entries, 0.0))
+        if title is not None:
+            title.label, title.level = "section_header", title.level or e.level
+            drop.append(e)
     for e in drop:
         entries.remove(e)
 
@@ -156,16 +152,23 @@ def join_field_labels(entries: list[Entry]) -> None:
             continue
         if _NUMBERED_LABEL.match(e.text) or STRUCTURAL_RE.match(e.text):
             continue  # "APPENDIX 1:", "Item 2:" beside its title is a heading in two parts
-        beside = _beside(e, entries, e.bbox.height)
-        if not beside:
-            continue
-        value = min(beside, key=lambda o: o.bbox.l)
-        value.text = f"{e.text.strip()} {value.text.strip()}"
-        value.label, value.level = "paragraph", None  # a field's value opens no section either
-        value.key = min(value.key, e.key)
-        drop.append(e)
+        value = _take_in_front(e, _beside(e, entries, e.bbox.height))
+        if value is not None:
+            value.label, value.level = "paragraph", None  # a field's value opens no section either
+            drop.append(e)
     for e in drop:
         entries.remove(e)
+
+
+def _take_in_front(label: Entry, beside: list[Entry]) -> Entry | None:
+    """The leftmost of ``beside`` with ``label``'s text in front of its own and read where
+    ``label`` was; None when nothing is beside it."""
+    if not beside:
+        return None
+    joined = min(beside, key=lambda o: o.bbox.l)
+    joined.text = f"{label.text.strip()} {joined.text.strip()}"
+    joined.key = min(joined.key, label.key)
+    return joined
 
 
 def _beside(e: Entry, entries: list[Entry], gap: float) -> list[Entry]:
