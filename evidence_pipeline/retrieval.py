@@ -206,8 +206,7 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     plans' "Equities" row is named by "a public equities analyst");
     ev@1 unchanged but eval-finance at 20-30 (0.360 -> 0.320); `make eval-sec-lookup`, `make
     eval`, `make eval-twins`, `make eval-korean`, `make eval-protocols` unchanged at 10. The
-    filtered query is no slower (`benchmark.search_latency --store` on the 10-Q store: store p50
-    9.1-9.9 ms, 10.4-12.8 ms before, three runs each)."""
+    filtered query costs under 1.5 ms of search p50 (README, "Measured")."""
     seen = {h.payload["parent_id"] for h in fused}
     return [*fused, *(h for h in lexical if h.payload["parent_id"] not in seen)]
 
