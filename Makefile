@@ -38,8 +38,12 @@ celery-demo: corpus
 	rm -rf $(CELERY_DEMO_OUT)
 	$(PY) -m evidence_pipeline.tools.celery_backfill $(CELERY_DEMO_DOCS) --workers 2 --out $(CELERY_DEMO_OUT)
 
+# One worker per core of the 2-core CI machine. A test file runs whole on one worker (loadfile),
+# so its module fixtures are built once; session fixtures are built once per worker.
+# TEST_WORKERS=0 runs every test in this process.
+TEST_WORKERS ?= 2
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Measurements quoted in the README; each writes its reports under data/reports/.
 SHARED ?= ../shared/corpora
