@@ -68,8 +68,10 @@ if TYPE_CHECKING:
 # units.is_contents_entry, text.CONTENTS_ENTRY_RE;
 # 17: a white gap left of every column ruling, with figures right of it, parts the labels from
 # the first value column — table_grid._unruled_stub_edge; a field's label with its value in a
-# column beside it ("Title:", "Protocol No:") is one paragraph, no section — headings.join_field_labels).
-PIPELINE_VERSION = "17"
+# column beside it ("Title:", "Protocol No:") is one paragraph, no section — headings.join_field_labels;
+# 18: a body sentence of fewer than eight words joins its neighbour, a lead-in ending in a colon
+# the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments).
+PIPELINE_VERSION = "18"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -79,21 +79,33 @@ def test_section_chunks_exclude_table_context_and_furniture():
     assert not any("cooling jacket" in p or "Record the flow rates" in p or "Page 2 of 3" in p for p in bodies)
     assert [u.section_path for u in sections] == [["3 Procedure"], ["4 Acceptance criteria"]]
     children = sections[1].retrieval_units
-    assert [c.text for c in children] == ["The particle size must be 80 to 100 nm.", "Polydispersity must be below 0.2."]
+    # a sentence of fewer than eight words joins the one before it (records.MIN_SENTENCE_WORDS)
+    assert [c.text for c in children] == ["The particle size must be 80 to 100 nm. Polydispersity must be below 0.2."]
 
 
 def test_a_body_fragment_joins_its_neighbour_instead_of_becoming_a_child():
     section = next(u for u in build_units(lnp_doc()) if u.kind == "section")
-    # a cover block: lines of fewer than three words, a split after "D.C.", then a sentence
-    body = ["FORM 10-Q", "Washington, D.C. 20549", "The mixer is cleaned before use. $", "Q1 2023 vs. Q1 2022"]
+    # a cover block (lines of fewer than eight words, a split after "D.C."), a sentence, a lead-in
+    # with the sentence it introduces, and a split after "vs."
+    body = [
+        "FORM 10-Q",
+        "Washington, D.C. 20549",
+        "The mixer is cleaned before every batch of the day. $",
+        "Key changes were:",
+        "The cooling jacket is now checked before each mixing run.",
+        "Q1 2023 vs. Q1 2022",
+    ]
     children = section.model_copy(update={"body": body}).retrieval_units
     assert [c.text for c in children] == [
-        "FORM 10-Q Washington, D.C. 20549 The mixer is cleaned before use. $",
-        "Q1 2023 vs. Q1 2022",
+        "FORM 10-Q Washington, D.C. 20549 The mixer is cleaned before every batch of the day. $",
+        "Key changes were: The cooling jacket is now checked before each mixing run. Q1 2023 vs. Q1 2022",
     ]
     assert [c.child_id for c in children] == [f"{section.unit_id}-c0", f"{section.unit_id}-c1"]
     only = section.model_copy(update={"body": ["☐", "$"]}).retrieval_units
     assert [c.text for c in only] == ["☐ $"]  # fragments only: one child, nothing lost
+    # a lead-in that ends its section joins the sentence before it
+    last = section.model_copy(update={"body": ["The mixer is cleaned before every batch of the day.", "Then:"]})
+    assert [c.text for c in last.retrieval_units] == ["The mixer is cleaned before every batch of the day. Then:"]
 
 
 def test_caption_inferred_from_neighbouring_block_when_not_linked():
