@@ -50,6 +50,9 @@ def test_row_labels_reads_back_the_rendered_rows():
         ("pH", (), 0),
         ("R&D", (), 0),  # letters of an abbreviation are no words (its table is named by acronym only where it spells a label)
         ("Total", (), 0),
+        ("operations", (), 0),  # one word in lower case: the wrapped tail of a label, not its name
+        ("giroctocogene fitelparvovec", ("girocto", "fitelpa"), 2),  # two words name it though uncased
+        ("Operations", ("operati",), 1),
     ],
 )
 def test_label_phrase(label, phrase, content):
@@ -84,6 +87,16 @@ def test_a_numbered_label_is_not_named_by_its_word_alone():
     assert named_row_strength(fair_value, held) == 0
     assert named_row_strength(balance_sheet, held) == 1
     assert named_row_strength(fair_value, QueryWords("Apple's Level 2 assets, June 2022")) == 1
+
+
+def test_the_wrapped_tail_of_a_label_is_not_named_by_its_word():
+    """Pfizer's cash-flow analysis wraps a label onto a second line that reads as a row of its
+    own ("operations"); "Pfizer's standard business operations" names no row of it."""
+    analysis = table_html([["", "2021"]], [["Net cash provided by continuing", ""], ["operations", "$32,922"]])
+    statement = table_html([["", "2021"]], [["Operations", "$32,922"]])
+    held = QueryWords("Were there any events outside Pfizer's standard business operations that increased net income?")
+    assert named_row_strength(analysis, held) == 0
+    assert named_row_strength(statement, held) == 1
 
 
 def test_a_query_names_a_net_row_without_saying_net():
