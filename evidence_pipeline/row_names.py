@@ -43,9 +43,8 @@ Long words matching on their first ``WORD_KEY`` letters: eval-sec ev@1 0.452 -> 
 cash-flow statement first), every other set unchanged. A label of one word in lower case is
 the wrapped tail of another (``_wrapped_tail``): eval-finance ev@1 0.360 -> 0.400 ("Pfizer's
 standard business operations" had named the "operations" line of its cash-flow analysis first),
-every other set unchanged question by question (pipeline 18). Across the tables of the 10-Q,
-FinanceBench and protocol PDFs, 186 of 11,328 labels are in lower case only; the many-word ones
-("giroctocogene fitelparvovec", a drug) still name their rows.
+every other set unchanged question by question (pipeline 18). A label of many words in lower
+case ("giroctocogene fitelparvovec", a drug) still names its row.
 """
 
 from __future__ import annotations
