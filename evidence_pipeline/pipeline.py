@@ -70,8 +70,10 @@ if TYPE_CHECKING:
 # the first value column — table_grid._unruled_stub_edge; a field's label with its value in a
 # column beside it ("Title:", "Protocol No:") is one paragraph, no section — headings.join_field_labels;
 # 18: a body sentence of fewer than eight words joins its neighbour, a lead-in ending in a colon
-# the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments).
-PIPELINE_VERSION = "18"
+# the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments;
+# 19: an index of a filing's statements or items set as a grid without leaders ("Consolidated
+# Statements of Cash Flows | 3") is a table of contents — units._page_index).
+PIPELINE_VERSION = "19"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

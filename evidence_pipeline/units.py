@@ -202,9 +202,11 @@ _PAGE_NUMBER = re.compile(r"^\d{1,4}$")
 _TOC_WORDS = re.compile(r"\b(contents|list of (tables|figures))\b", re.IGNORECASE)
 
 
-def is_contents_table(table: Table, caption: str | None = None, section: str | None = None) -> bool:
+def is_contents_table(table: Table, caption: str | None = None, section: str | None = None, n_pages: int | None = None) -> bool:
     """A table of contents or list of figures mistaken for a table: rows end in page numbers,
-    in a cell of their own or after the entry's dot leader ("Procedures ....... 15")."""
+    in a cell of their own or after the entry's dot leader ("Procedures ....... 15"), or,
+    with neither a leader nor the word "contents", an index without leaders
+    (``_page_index``)."""
     grid = table.grid()
     rows = [[c for c in r if c.strip()] for r in grid]
     rows = [r for r in rows if r]
@@ -213,7 +215,33 @@ def is_contents_table(table: Table, caption: str | None = None, section: str | N
     ends_in_page = sum(bool(_PAGE_NUMBER.match(r[-1].strip()) or CONTENTS_ENTRY_RE.search(r[-1])) for r in rows) / len(rows)
     leaders = sum(any(DOT_LEADER_RE.search(c) for c in r) for r in rows) / len(rows)
     named = any(_TOC_WORDS.search(t or "") for t in (caption, section, " ".join(grid[0])))
-    return (leaders >= 0.5 and ends_in_page >= 0.5) or (named and ends_in_page >= 0.7)
+    return (leaders >= 0.5 and ends_in_page >= 0.5) or (named and ends_in_page >= 0.7) or _page_index(rows, n_pages)
+
+
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_ENTRY_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.$")  # "10.", "4.2.": an entry's number in a cell of its own
+
+
+def _page_index(rows: list[list[str]], n_pages: int | None) -> bool:
+    """A filing's index of its statements or items, set as a grid without dot leaders or a
+    "Contents" heading ("Consolidated Statements of Cash Flows | 3", "Item 1A. | Risk Factors
+    | 21", "10. | Directors ... | 156"): most rows are text (an entry's number aside), then one
+    page number, and the pages run in order through the document's own pages. A table of
+    figures differs in one of these at least: a figure beside the last, a number past the
+    last page, or numbers out of order."""
+    if not n_pages:
+        return False
+    refs = [
+        int(r[-1].strip())
+        for r in rows
+        if len(r) >= 2 and _PAGE_NUMBER.match(r[-1].strip()) and all(_HAS_LETTER.search(c) or _ENTRY_NUMBER.match(c.strip()) for c in r[:-1])
+    ]
+    return (
+        len(refs) >= 3
+        and len(refs) >= 0.7 * len(rows)
+        and all(1 <= p <= n_pages for p in refs)
+        and all(a <= b for a, b in zip(refs, refs[1:]))
+    )
 
 
 def is_contents_entry(block: TextBlock) -> bool:
@@ -250,7 +278,7 @@ def build_units(
     """Evidence units for every table, then section chunks for the body text no table took.
     A table of contents is navigation, not evidence: read as a table or as lines of text, it
     is left out (``is_contents_table``, ``is_contents_entry``)."""
-    kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption)}
+    kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption, n_pages=doc.n_pages)}
     items = [
         it
         for it in doc.items()

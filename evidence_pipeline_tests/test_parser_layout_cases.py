@@ -12,6 +12,7 @@ from evidence_pipeline.units import build_units
 from evidence_pipeline_tests.conftest import CORPORA
 
 PROTOCOLS = CORPORA / "clinical-protocols" / "pdfs"
+FILINGS = CORPORA / "sec-10q-dev" / "pdfs"
 
 
 @pytest.fixture(scope="module")
@@ -305,3 +306,20 @@ def test_real_table_of_contents_is_left_out_as_table_and_as_lines():
     units = _units(doc)
     assert not any(CONTENTS_ENTRY_RE.search(u.retrieval_text) for u in units), [u.unit_id for u in units if CONTENTS_ENTRY_RE.search(u.retrieval_text)]
     assert not any(u.kind == "table" and 3 in u.pages for u in units)
+
+
+@pytest.mark.skipif(not FILINGS.is_dir(), reason="shared corpora not present")
+def test_real_index_of_statements_is_left_out():
+    """Amazon's 10-Q p. 2: the index of its statements is a grid of titles and pages, with no
+    dot leaders and no "Contents" above it ("Consolidated Statements of Cash Flows | 3"). It had
+    been an evidence unit of its own that matched every question naming a statement."""
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.units import is_contents_table
+
+    doc = DoclingParser().parse(FILINGS / "2022 Q3 AMZN.pdf", pages=(2, 8))
+    [index] = [t for t in doc.tables if t.page == 2]
+    assert index.grid()[0] == ["Consolidated Statements of Cash Flows", "3"]
+    assert is_contents_table(index, n_pages=doc.n_pages)
+    tables = _tables(doc)
+    assert not any(2 in u.pages for u in tables)
+    assert {3, 4, 5, 6} <= {p for u in tables for p in u.pages}

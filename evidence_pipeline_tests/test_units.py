@@ -196,6 +196,36 @@ def test_contents_table_whose_page_numbers_follow_the_leader_in_one_cell_is_drop
     assert not is_contents_table(Table(id="t", order=0, n_rows=3, n_cols=2, cells=cells, page=3))
 
 
+def _grid_table(rows: list[list[str]], page: int = 2) -> Table:
+    cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(rows) for c, t in enumerate(row) if t]
+    return Table(id="t", order=0, n_rows=len(rows), n_cols=max(map(len, rows)), cells=cells, page=page)
+
+
+def test_an_index_of_statements_without_leaders_is_a_contents_table():
+    """A filing's index: entries and their pages in a grid, no dot leaders, no "Contents"."""
+    index = _grid_table(
+        [
+            ["Consolidated Statements of Cash Flows", "3"],
+            ["Consolidated Statements of Operations", "4"],
+            ["Consolidated Balance Sheets", "6"],
+            ["Notes to Consolidated Financial Statements", "7"],
+        ]
+    )
+    items = _grid_table([["10.", "Directors and Executive Officers", "156"], ["11.", "Executive Compensation", "156"], ["12.", "Security Ownership", "157"]])
+    assert is_contents_table(index, n_pages=50) and is_contents_table(items, n_pages=200)
+    assert not is_contents_table(index)  # without the document's page count, nothing says they are pages
+    assert not is_contents_table(index, n_pages=6)  # page 7 is past the last: these are figures
+
+
+def test_a_table_of_small_figures_is_not_an_index():
+    beside = _grid_table([["Units granted", "9", "8"], ["Units vested", "5", "6"], ["Units forfeited", "2", "7"]])
+    out_of_order = _grid_table([["Cost of sales", "29"], ["Selling and administrative", "3"], ["Research and development", "8"], ["Total", "40"]])
+    assert not is_contents_table(beside, n_pages=80) and not is_contents_table(out_of_order, n_pages=80)
+    doc = lnp_doc()
+    kept = build_units(doc.model_copy(update={"tables": [out_of_order.model_copy(update={"order": -1}), *doc.tables]}))
+    assert sum(u.kind == "table" for u in kept) == 2
+
+
 def test_contents_lines_in_the_body_are_no_evidence():
     def block(i: int, text: str, label: str = "paragraph") -> TextBlock:
         return TextBlock(id=f"toc{i}", label=label, text=text, order=-10 + i, page=1)
