@@ -72,7 +72,8 @@ if TYPE_CHECKING:
 # 18: a body sentence of fewer than eight words joins its neighbour, a lead-in ending in a colon
 # the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments;
 # 19: an index of a filing's statements or items set as a grid without leaders ("Consolidated
-# Statements of Cash Flows | 3") is a table of contents — units._page_index).
+# Statements of Cash Flows | 3") is a table of contents — units._page_index; a bulleted list read
+# as a grid of bullets and items is read as list items — units.bulleted_list_items).
 PIPELINE_VERSION = "19"
 
 class PipelineOptions(BaseModel):

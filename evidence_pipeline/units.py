@@ -251,6 +251,37 @@ def is_contents_entry(block: TextBlock) -> bool:
     return block.label in _BODY_LABELS and bool(CONTENTS_ENTRY_RE.search(block.text))
 
 
+_BULLET = re.compile(r"[•●▪■◦○·‣∙\u2043*–—-]")
+
+
+def bulleted_list_items(table: Table) -> list[TextBlock] | None:
+    """The items of a bulleted list that the parser read as a table (a column of bullets, the
+    items beside them: a filing's risk factors), as the list items they are; ``None`` for a
+    table. Read as a table, the list was an evidence unit of rows named "•", cut from the
+    items above and below it. A row with no bullet continues the item above it."""
+    rows = [[c.strip() for c in r] for r in table.grid()]
+    rows = [r for r in rows if any(r)]
+    if table.n_cols < 2 or len(rows) < 2 or not all(r[0] == "" or _BULLET.fullmatch(r[0]) for r in rows):
+        return None
+    bullets = sum(bool(r[0]) for r in rows)
+    if not _BULLET.fullmatch(rows[0][0]) or bullets < max(2, len(rows) / 2):
+        return None
+    texts: list[str] = []
+    for row in rows:
+        text = " ".join(dict.fromkeys(c for c in row[1:] if c))  # a spanning cell fills every slot
+        if row[0] or not texts:
+            texts.append(text)
+        else:
+            texts[-1] = f"{texts[-1]} {text}".strip()
+    if not all(_HAS_LETTER.search(t) for t in texts):  # a dash for "none" beside figures
+        return None
+    return [
+        TextBlock(id=f"{table.id}/item{n}", label="list_item", text=text, order=table.order, page=table.page)
+        for n, text in enumerate(texts)
+        if text
+    ]
+
+
 def drop_duplicate_tables(tables: list[Table]) -> list[Table]:
     """One physical table detected twice (overlapping boxes on a page, or the same cells) becomes one."""
     kept: list[Table] = []
@@ -277,13 +308,15 @@ def build_units(
 ) -> list[EvidenceUnit]:
     """Evidence units for every table, then section chunks for the body text no table took.
     A table of contents is navigation, not evidence: read as a table or as lines of text, it
-    is left out (``is_contents_table``, ``is_contents_entry``)."""
+    is left out (``is_contents_table``, ``is_contents_entry``). A bulleted list read as a
+    table is read as the list it is (``bulleted_list_items``)."""
     kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption, n_pages=doc.n_pages)}
     items = [
         it
-        for it in doc.items()
-        if not (isinstance(it, TextBlock) and (it.label in ("page_header", "page_footer") or is_contents_entry(it)))
-        and not (isinstance(it, Table) and it.id not in kept_tables)
+        for item in doc.items()
+        if not (isinstance(item, TextBlock) and (item.label in ("page_header", "page_footer") or is_contents_entry(item)))
+        and not (isinstance(item, Table) and item.id not in kept_tables)
+        for it in (bulleted_list_items(item) or [item] if isinstance(item, Table) else [item])
     ]
     items = _headings_with_content(items, doc.title)
     table_parts = _merge_continuations([it for it in items if isinstance(it, Table)])

@@ -323,3 +323,20 @@ def test_real_index_of_statements_is_left_out():
     tables = _tables(doc)
     assert not any(2 in u.pages for u in tables)
     assert {3, 4, 5, 6} <= {p for u in tables for p in u.pages}
+
+
+@pytest.mark.skipif(not FILINGS.is_dir(), reason="shared corpora not present")
+def test_real_bulleted_list_read_as_a_grid_is_read_as_a_list():
+    """Intel's 10-Q p. 3: stretches of its forward-looking statements' bulleted list come out of
+    the parser as two-column grids (the bullets, the items). They are list items of the
+    section, not tables whose rows are named "•"."""
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.units import bulleted_list_items
+
+    doc = DoclingParser().parse(FILINGS / "2023 Q1 INTC.pdf", pages=(3, 3))
+    listed = [t for t in doc.tables if bulleted_list_items(t)]
+    assert listed and all(t.grid()[0][0] == "•" for t in listed)
+    units = _units(doc)
+    assert not any(u.kind == "table" and "•" in u.text for u in units)
+    sections = " ".join(u.text for u in units if u.kind == "section")
+    assert "future technology trends;" in sections

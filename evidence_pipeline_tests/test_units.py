@@ -1,5 +1,5 @@
 from evidence_pipeline.records import BBox, Table, TableCell, TextBlock
-from evidence_pipeline.units import UnitOptions, build_units, drop_duplicate_tables, is_contents_entry, is_contents_table, is_table_caption
+from evidence_pipeline.units import UnitOptions, build_units, bulleted_list_items, drop_duplicate_tables, is_contents_entry, is_contents_table, is_table_caption
 from evidence_pipeline_tests.docs import lnp_doc
 
 
@@ -224,6 +224,25 @@ def test_a_table_of_small_figures_is_not_an_index():
     doc = lnp_doc()
     kept = build_units(doc.model_copy(update={"tables": [out_of_order.model_copy(update={"order": -1}), *doc.tables]}))
     assert sum(u.kind == "table" for u in kept) == 2
+
+
+def test_a_bulleted_list_read_as_a_table_is_a_list():
+    listed = _grid_table([["•", "limited fulfillment infrastructure;"], ["•", "lower levels of credit card usage and"], ["", "increased payment risk;"]])
+    items = bulleted_list_items(listed)
+    assert [(b.label, b.text) for b in items] == [
+        ("list_item", "limited fulfillment infrastructure;"),
+        ("list_item", "lower levels of credit card usage and increased payment risk;"),
+    ]
+    doc = lnp_doc()
+    units = build_units(doc.model_copy(update={"tables": [listed.model_copy(update={"order": -1}), *doc.tables]}))
+    assert [u.caption for u in units if u.kind == "table"] == ["Table 1: Pump flow rate limits"]
+    assert any("lower levels of credit card usage and increased payment risk;" in u.text for u in units if u.kind == "section")
+
+
+def test_a_dash_column_beside_figures_is_no_list():
+    dashes = _grid_table([["–", "1,200"], ["–", "3,400"], ["Total", "4,600"]])
+    labelled = _grid_table([["Stream", "Flow"], ["•", "limited"], ["•", "lower"]])
+    assert bulleted_list_items(dashes) is None and bulleted_list_items(labelled) is None
 
 
 def test_contents_lines_in_the_body_are_no_evidence():
