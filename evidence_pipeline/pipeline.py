@@ -73,7 +73,9 @@ if TYPE_CHECKING:
 # the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments;
 # 19: an index of a filing's statements or items set as a grid without leaders ("Consolidated
 # Statements of Cash Flows | 3") is a table of contents — units._page_index; a bulleted list read
-# as a grid of bullets and items is read as list items — units.bulleted_list_items).
+# as a grid of bullets and items is read as list items — units.bulleted_list_items; a kind of
+# structural heading printed first in an index at the back outlines nothing, and notes set larger
+# than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading).
 PIPELINE_VERSION = "19"
 
 class PipelineOptions(BaseModel):

@@ -239,18 +239,56 @@ def test_a_period_head_centred_over_two_columns_heads_both(name, page, label, fi
 
 
 def test_notes_of_a_filing_without_items_nest_in_its_own_outline():
-    # Intel prints no Part or Item headings; its notes are set smaller than "Management's
-    # Discussion and Analysis", which therefore ends the last note instead of nesting in it.
+    # Intel prints no Part or Item headings in its body, only in the cross-reference index on its
+    # last page, and sets its notes larger than "Management's Discussion and Analysis". The
+    # index outlines nothing, and the notes go under the heading that opens them, so MD&A ends
+    # the last note instead of nesting in it (it had read "Note 11 : Derivative Financial
+    # Instruments > Management's Discussion and Analysis > ..." on every MD&A child).
     from evidence_pipeline.parser import DoclingParser
 
-    doc = DoclingParser().parse(TENQ / "2023 Q1 INTC.pdf", pages=(11, 30))
+    doc = DoclingParser().parse(TENQ / "2023 Q1 INTC.pdf")
     paths = [u.section_path for u in build_units(doc)]
     mdna = [p for p in paths if "Management's Discussion and Analysis" in p]
     assert mdna and all(p[0] == "Management's Discussion and Analysis" for p in mdna), mdna[:3]
     noted = [p for p in paths if any(h.startswith("Note 11 :") for h in p)]
     assert noted and not any("Management's Discussion and Analysis" in p for p in noted)
+    assert all(p[p.index(next(h for h in p if h.startswith("Note 11 :"))) - 1] == "Notes to Consolidated Condensed Financial Statements" for p in noted)
     # the notes keep one level: Note 4 (set a size smaller on its page) is no child of Note 3
     assert not any(h.startswith("Note 3 :") for p in paths if any(x.startswith("Note 4 :") for x in p) for h in p)
+
+
+def _head(key: int, text: str, level: int):
+    from evidence_pipeline.parser.docling_items import Entry
+
+    return Entry(key, None, 1, None, label="section_header", text=text, level=level)  # type: ignore[arg-type]
+
+
+def test_an_index_of_parts_at_the_back_outlines_nothing():
+    from evidence_pipeline.parser.headings import structural_levels
+
+    def outline():
+        return [
+            _head(0, "Financial Statements", 4),
+            _head(1, "Notes to Financial Statements", 5),
+            _head(2, "Note 1 : Basis of Presentation", 3),
+            _head(3, "Inventories", 7),
+            _head(4, "Note 2 : Borrowings", 3),
+            _head(5, "Management's Discussion and Analysis", 4),
+            _head(6, "Liquidity", 6),
+            _head(7, "Other Key Information", 4),
+            _head(8, "Part I - Financial Information", 1),
+            _head(9, "Item 1. Financial Statements", 2),
+        ]
+
+    heads = outline()
+    assert structural_levels(heads) == 0
+    levels = {e.text.split(" :")[0]: e.level for e in heads}
+    assert levels["Note 1"] == levels["Note 2"] == 6 and levels["Inventories"] > 6
+    assert levels["Management's Discussion and Analysis"] == 4 < levels["Notes to Financial Statements"]
+    # printed in the body, the same Parts and Items outline the document
+    body = [_head(0, "Part I - Financial Information", 1), _head(1, "Item 1. Financial Statements", 2), *outline()[1:8]]
+    assert structural_levels(body) == 3
+    assert [e.level for e in body[:4]] == [1, 2, 3 + 5, 3]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ every page opens a new section on each. These rules settle that from the documen
   it, never a heading;
 - structural headings that name their kind and number ("PART I", "Item 2.", "Chapter 3")
   outrank every style-levelled heading, ranked by kind (a part holds chapters, articles,
-  items and notes, in that order) whatever order the document first prints them in; a bare
+  items and notes, in that order) whatever order the document first prints them in, unless
+  the kind first appears in an index at the back (``BACK_INDEX_SHARE``); notes set larger
+  than the heading that opens them go under it; a bare
   "Item 2." with its title beside it on the same line is one heading; numbered kinds repeat
   with other numbers ("Item 1.", "Item 2.", ...) without becoming running heads;
 - a line that opens with an amount ("(300) Q1 Operating income", "2,722 ...") or ends with a
@@ -28,7 +30,7 @@ import re
 from evidence_pipeline.parser.docling_items import Entry, table_cells
 from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
-from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE
+from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE, structural_kind
 from evidence_pipeline.text import DOT_LEADER_RE
 
 _DIGITS = re.compile(r"\d+")
@@ -189,33 +191,74 @@ def _beside(e: Entry, entries: list[Entry], gap: float) -> list[Entry]:
     ]
 
 
-def _printed_above_notes(heads: list[Entry]) -> bool:
+BACK_INDEX_SHARE = 0.8
+"""A kind of structural heading whose first heading comes after this share of the document's
+headings is an index printed at the back (Intel's 10-Q closes with a "Form 10-Q
+Cross-Reference Index" of its Parts and Items), not its outline."""
+
+
+def _outline_kinds(heads: list[Entry]) -> list[str]:
+    """The structural kinds that outline the document (``BACK_INDEX_SHARE``), widest first."""
+    first: dict[str, int] = {}
+    for n, e in enumerate(heads):
+        kind = structural_kind(e.text)
+        if kind is not None:
+            first.setdefault(kind, n)
+    return [k for k in _KIND_RANK if k in first and first[k] < BACK_INDEX_SHARE * len(heads)]
+
+
+def _printed_above_notes(heads: list[Entry], notes: list[Entry]) -> bool:
     """Some heading that is no note is printed more prominently than every note (Intel's
     "Management's Discussion and Analysis" over "Note 11 : ...")."""
-    notes = [e.level or 1 for e in heads if STRUCTURAL_RE.match(e.text)]
-    return any((e.level or 1) < min(notes) for e in heads if not STRUCTURAL_RE.match(e.text))
+    top = min(e.level or 1 for e in notes)
+    return any((e.level or 1) < top for e in heads if structural_kind(e.text) is None)
+
+
+def _notes_under_their_heading(heads: list[Entry], notes: list[Entry]) -> bool:
+    """Notes printed more prominently than the heading that opens them ("Notes to Consolidated
+    Condensed Financial Statements" over "Note 1 : ...") go one level below it, with the
+    headings inside them: the notes end at the next heading of that heading's level or above
+    (Intel's "Management's Discussion and Analysis" after its last note). Returns whether the
+    notes moved."""
+    first = heads.index(notes[0])
+    opening = next((e for e in reversed(heads[:first]) if structural_kind(e.text) is None), None)
+    top = min(e.level or 1 for e in notes)
+    if opening is None or (opening.level or 1) < top:
+        return False
+    shift = (opening.level or 1) + 1 - top
+    for e in heads[first:]:
+        if structural_kind(e.text) is None and (e.level or 1) <= (opening.level or 1):
+            break
+        if structural_kind(e.text) == "note" or (e.level or 1) > top:
+            e.level = (e.level or 1) + shift
+    return True
 
 
 def structural_levels(entries: list[Entry]) -> int:
     """Part/Item-style headings take the top levels, ranked by kind (``_KIND_RANK``);
-    every other heading keeps its relative level below them. Returns how many levels they took."""
+    every other heading keeps its relative level below them. Returns how many levels they took.
+    Kinds that only an index at the back prints (``_outline_kinds``) take none."""
     heads = [e for e in entries if levelled(e)]
-    found = {m.group(1).lower() for m in (STRUCTURAL_RE.match(e.text) for e in heads) if m}
-    kinds = [k for k in _KIND_RANK if k in found]
+    kinds = _outline_kinds(heads)
     if not kinds:
         return 0
-    if kinds == ["note"] and _printed_above_notes(heads):
-        # A file whose only structural headings are notes, set below its own top headings,
-        # keeps its outline: the notes take one level, their most prominent one.
-        top = min(e.level or 1 for e in heads if STRUCTURAL_RE.match(e.text))
-        for e in heads:
-            if STRUCTURAL_RE.match(e.text):
+    structural = [e for e in heads if structural_kind(e.text) in kinds]
+    if kinds == ["note"]:
+        # A file whose only structural headings are notes keeps its outline where its own
+        # headings say where the notes sit: set below a heading of its own, the notes take one
+        # level, their most prominent one; set above the heading that opens them, they go
+        # under it.
+        if _printed_above_notes(heads, structural):
+            top = min(e.level or 1 for e in structural)
+            for e in structural:
                 e.level = top
-        return 0
+            return 0
+        if _notes_under_their_heading(heads, structural):
+            return 0
     for e in heads:
-        m = STRUCTURAL_RE.match(e.text)
-        if m:
-            e.level = kinds.index(m.group(1).lower()) + 1
+        kind = structural_kind(e.text)
+        if kind in kinds:
+            e.level = kinds.index(kind) + 1
         else:
             e.level = len(kinds) + (e.level or 1)
     return len(kinds)
