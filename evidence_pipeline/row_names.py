@@ -50,7 +50,8 @@ leading "Net" counts half a word less (``NET_DROPPED``): with Intel's MD&A under
 cash-flow statement's row and come first (eval-sec-lookup ev@1 0.950 -> 0.925); with the rule
 0.950 again, every other set unchanged question by question. Ranking every label printed as
 asked above one held without "Net" or "Total" was tried: a query's "inventory levels" then named
-the balance sheet's "Inventories" before the note's "Total inventories" (eval-sec ev@1 -1).
+the balance sheet's "Inventories" before the note's "Total inventories" (eval-sec ev@1 -1,
+eval-sec-lookup +1).
 """
 
 from __future__ import annotations
