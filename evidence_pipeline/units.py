@@ -311,13 +311,13 @@ def build_units(
     is left out (``is_contents_table``, ``is_contents_entry``). A bulleted list read as a
     table is read as the list it is (``bulleted_list_items``)."""
     kept_tables = {t.id for t in drop_duplicate_tables(doc.tables) if not is_contents_table(t, t.caption, n_pages=doc.n_pages)}
-    items = [
-        it
-        for item in doc.items()
-        if not (isinstance(item, TextBlock) and (item.label in ("page_header", "page_footer") or is_contents_entry(item)))
-        and not (isinstance(item, Table) and item.id not in kept_tables)
-        for it in (bulleted_list_items(item) or [item] if isinstance(item, Table) else [item])
-    ]
+    items: list[TextBlock | Table] = []
+    for item in doc.items():
+        if isinstance(item, Table):
+            if item.id in kept_tables:
+                items.extend(bulleted_list_items(item) or [item])
+        elif item.label not in ("page_header", "page_footer") and not is_contents_entry(item):
+            items.append(item)
     items = _headings_with_content(items, doc.title)
     table_parts = _merge_continuations([it for it in items if isinstance(it, Table)])
     continuation_ids = {t.id for parts in table_parts.values() for t in parts[1:]}
