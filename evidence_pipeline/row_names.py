@@ -103,10 +103,20 @@ def word_key(word: str) -> str:
     return word[:WORD_KEY] if word.isascii() and word.isalpha() else word
 
 
+def _printed_words(label: str) -> list[str]:
+    """A label's words as printed, cut at a footnote marker or a stray figure (``_LABEL_END``)."""
+    return _WORD.findall(_LABEL_END.split(label, maxsplit=1)[0])
+
+
+def _key(word: str) -> str:
+    """A printed word as ``words`` keys a query's."""
+    return word_key(light_stem(fold(word)))
+
+
 def _label_name(label: str) -> list[str]:
-    """The words of a label that name its row, as printed: cut at a footnote marker or a stray
-    figure (``_LABEL_END``), a leading "Total" or "Net" left out."""
-    name = _WORD.findall(_LABEL_END.split(label, maxsplit=1)[0])
+    """The words of a label that name its row, as printed (``_printed_words``), a leading
+    "Total" or "Net" left out."""
+    name = _printed_words(label)
     while name and fold(name[0]) in _LEADING:
         name = name[1:]
     return name
@@ -123,7 +133,7 @@ def _wrapped_tail(label: str) -> bool:
 def label_phrase(label: str) -> tuple[tuple[str, ...], int]:
     """The words that name a row, and how many of them carry content (not stopwords,
     qualifiers, figures or single letters). ``((), 0)`` when the label names nothing on its own."""
-    phrase = [word_key(light_stem(fold(w))) for w in _label_name(label)]
+    phrase = [_key(w) for w in _label_name(label)]
     # a letter alone is a piece of an abbreviation ("R&D" reads "r", "d"), not a word that names
     content = [w for w in phrase if len(w) > 1 and w not in STOPWORDS and w not in _QUALIFIERS and not w.isdigit()]
     if not content or (len(content) == 1 and (len(content[0]) < MIN_SOLE_WORD or _wrapped_tail(label))):
@@ -192,7 +202,7 @@ def named_row_strength(parent_text: str, query: "QueryWords") -> float:
 @functools.lru_cache(maxsize=1 << 16)
 def _label_words(label: str) -> tuple[str, ...]:
     """Every word of a label's name as ``label_phrase`` keys them, a leading "Total" or "Net" kept."""
-    return tuple(word_key(light_stem(fold(w))) for w in _WORD.findall(_LABEL_END.split(label, maxsplit=1)[0]))
+    return tuple(_key(w) for w in _printed_words(label))
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")

@@ -20,6 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+# The glyphs a bulleted list opens its items with (``parser.text_lines.BULLET_RE`` at a line's
+# start, ``units.bulleted_list_items`` alone in a grid's first column).
+BULLET_GLYPHS = "•·▪◦‣●○■□►▶➢✓-–—"
+
 # The number part of a strict caption, and what may follow it: a separator, an upper-case
 # word or the end of the line; a lower-case word means the line is a sentence.
 _CAPTION_TAIL = r"\s*[A-Z]?\d+([.\-–]\d+)*[A-Za-z]?(?=\s*[:.\-–—|](\s|$)|\s+[^a-z\s]|\s*$)"

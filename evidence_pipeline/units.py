@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
 from evidence_pipeline.tables import is_key_value, text_row
-from evidence_pipeline.text import CONTENTS_ENTRY_RE, DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
+from evidence_pipeline.text import BULLET_GLYPHS, CONTENTS_ENTRY_RE, DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
 
 TokenCount = Callable[[str], int]
 
@@ -251,7 +251,7 @@ def is_contents_entry(block: TextBlock) -> bool:
     return block.label in _BODY_LABELS and bool(CONTENTS_ENTRY_RE.search(block.text))
 
 
-_BULLET = re.compile(r"[•●▪■◦○·‣∙\u2043*–—-]")
+_BULLET = re.compile("[" + re.escape(BULLET_GLYPHS) + "]")
 
 
 def bulleted_list_items(table: Table) -> list[TextBlock] | None:

@@ -218,7 +218,8 @@ def test_an_index_of_statements_without_leaders_is_a_contents_table():
 
 
 def test_a_table_of_small_figures_is_not_an_index():
-    beside = _grid_table([["Units granted", "9", "8"], ["Units vested", "5", "6"], ["Units forfeited", "2", "7"]])
+    # in order and within the page count: only the figure beside the last tells a table of figures
+    beside = _grid_table([["Units granted", "9", "5"], ["Units vested", "5", "6"], ["Units forfeited", "2", "7"]])
     out_of_order = _grid_table([["Cost of sales", "29"], ["Selling and administrative", "3"], ["Research and development", "8"], ["Total", "40"]])
     assert not is_contents_table(beside, n_pages=80) and not is_contents_table(out_of_order, n_pages=80)
     doc = lnp_doc()
@@ -240,7 +241,7 @@ def test_a_bulleted_list_read_as_a_table_is_a_list():
 
 
 def test_a_dash_column_beside_figures_is_no_list():
-    dashes = _grid_table([["–", "1,200"], ["–", "3,400"], ["Total", "4,600"]])
+    dashes = _grid_table([["–", "1,200"], ["–", "3,400"], ["–", "4,600"]])  # a dash for "none": no item has a letter
     labelled = _grid_table([["Stream", "Flow"], ["•", "limited"], ["•", "lower"]])
     assert bulleted_list_items(dashes) is None and bulleted_list_items(labelled) is None
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from evidence_pipeline.parser.geometry import Box, Span
+from evidence_pipeline.text import BULLET_GLYPHS
 
 FOOTNOTE_MARKER_RE = re.compile(
     r"^\s*(\*+|[†‡§¶#]+|\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}\)|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|notes?\s*\d{0,2}\s*[:.]\s|source[s]?:|abbreviations?:|※|\[\d{1,2}\])",
@@ -17,7 +18,7 @@ FOOTNOTE_MARKER_RE = re.compile(
 )
 # Symbol markers that open a new note even inside a run of note lines.
 NOTE_SYMBOL_RE = re.compile(r"^\s*([*†‡§¶※]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|(?i:notes?|source)\b)")
-BULLET_RE = re.compile(r"^\s*([•·▪◦‣●○■□►▶➢✓\-–—]|\(?[a-z]\)|\(?[ivx]+\)|\d{1,2}\))\s+")
+BULLET_RE = re.compile(r"^\s*([" + re.escape(BULLET_GLYPHS) + r"]|\(?[a-z]\)|\(?[ivx]+\)|\d{1,2}\))\s+")
 HEADING_NUMBER_RE = re.compile(
     r"^\s*((\d{1,2}(\.\d{1,2})+\.?)|(\d{1,2}\.?)|([A-Z]\.)|([IVX]{1,5}\.)|((section|article|chapter|part|item|appendix|annex)\s+[\dIVXA-Z]+[.:]?))\s+\S",
     re.IGNORECASE,
