@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 # as a grid of bullets and items is read as list items — units.bulleted_list_items; a kind of
 # structural heading printed first in an index at the back outlines nothing, and notes set larger
 # than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading).
-PIPELINE_VERSION = "19"
+PIPELINE_VERSION = "20"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

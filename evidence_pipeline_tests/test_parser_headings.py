@@ -263,6 +263,42 @@ def _head(key: int, text: str, level: int):
     return Entry(key, None, 1, None, label="section_header", text=text, level=level)  # type: ignore[arg-type]
 
 
+def _line(key: int, text: str, label: str = "paragraph"):
+    from evidence_pipeline.parser.docling_items import Entry
+
+    return Entry(key, None, 1, None, label=label, text=text, level=1 if label == "section_header" else None)  # type: ignore[arg-type]
+
+
+def test_an_item_set_in_body_type_is_a_heading_unless_a_contents_line():
+    from evidence_pipeline.parser.headings import structural_lines
+
+    entries = [
+        _line(0, "Item 7. Management's Discussion and Analysis"),  # contents: the heading follows
+        _line(1, "Item 8. Financial Statements and Supplementary Data"),  # contents: the body line follows
+        _line(2, "Item 1. Item 1A. Item 1B."),  # a row of a contents grid read as text
+        _line(3, "Item 7. Management's Discussion and Analysis", "section_header"),
+        _line(4, "Item 7A. Quantitative and Qualitative Disclosures About Market Risk."),
+        _line(5, "Item 8. Financial Statements and Supplementary Data."),
+        _line(6, "Item 9. is incorporated by reference to the proxy statement that we file with the commission."),
+    ]
+    structural_lines(entries)
+    assert [e.label for e in entries] == ["paragraph", "paragraph", "paragraph", "section_header", "section_header", "section_header", "paragraph"]
+
+
+def test_real_items_in_body_type_open_their_sections():
+    """3M's 10-K sets its Items in body type ("Item 8. Financial Statements and Supplementary
+    Data." on p. 52): its statements and notes had sat in the MD&A's last section,
+    "FINANCIAL INSTRUMENTS"."""
+    from evidence_pipeline.parser import DoclingParser
+
+    filing = CORPORA / "financebench-dev" / "pdfs" / "3M_2018_10K.pdf"
+    if not filing.is_file():
+        pytest.skip("shared corpora not present")
+    doc = DoclingParser().parse(filing, pages=(50, 57))
+    paths = [u.section_path for u in build_units(doc) if 56 in u.pages]
+    assert paths and all("Item 8. Financial Statements and Supplementary Data." in p for p in paths), paths
+
+
 def test_an_index_of_parts_at_the_back_outlines_nothing():
     from evidence_pipeline.parser.headings import structural_levels
 

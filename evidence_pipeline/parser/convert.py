@@ -20,6 +20,7 @@ from evidence_pipeline.parser.headings import (
     levelled,
     repeated_headings,
     structural_levels,
+    structural_lines,
     table_titles,
 )
 from evidence_pipeline.parser.page_furniture import place_furniture, repeated_furniture
@@ -62,6 +63,7 @@ def docling_to_parsed(
     repeated_furniture(entries, doc)
     demote_non_headings(entries)
     join_bare_structural(entries)
+    structural_lines(entries)
     join_field_labels(entries)
     repeated_headings(entries, len(doc.pages))
 
