@@ -26,9 +26,10 @@ from evidence_pipeline.row_names import NAMED_ROW_DEPTH, promote_named_rows
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.splitting import piece_number
+from evidence_pipeline.statements import NamedStatements
 from evidence_pipeline.units import approx_tokens
 from evidence_pipeline.store import reading_store
-from evidence_pipeline.store.base import RRF_K, Store, StoredHit
+from evidence_pipeline.store.base import RRF_K, SparseVector, Store, StoredHit
 
 
 def to_hit(stored: StoredHit) -> SearchHit:
@@ -211,6 +212,26 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     return [*fused, *(h for h in lexical if h.payload["parent_id"] not in seen)]
 
 
+STATEMENT_TABLES = 5
+"""Parents of each statement the query names that may join the candidates (``with_statements``):
+a statement split in pieces is one parent."""
+
+
+def with_statements(
+    found: Sequence[StoredHit], store: Store, sparse: SparseVector, statements: NamedStatements, doc_ids: Sequence[str] | None
+) -> list[StoredHit]:
+    """``found``, then BM25's ranking of the tables that are a statement the query names
+    (payload ``statement``: "... shown in the statement of income" asks for the "Consolidated
+    Statements of Operations") that it does not hold: candidates for ``promote_named_rows``,
+    which moves them up. A statement whose rows the question does not name ("year-over-year
+    change in revenue" of a statement that prints "Total net sales") can be in neither the
+    fused list nor BM25's first tables."""
+    if not statements.kinds:
+        return list(found)
+    ranked = store.sparse_search(sparse, STATEMENT_TABLES, doc_ids=doc_ids, unit_kind="table", statements=statements.kinds)
+    return with_lexical(found, ranked)
+
+
 def _parent_text(hit: StoredHit) -> str:
     return hit.payload.get("parent_text", "")
 
@@ -241,13 +262,16 @@ def search_store(
     sparse = SparseEncoder().encode_query(query)
 
     depth = max(k, NAMED_ROW_DEPTH)
+    statements = NamedStatements(query)
 
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
         if not hybrid:
-            return promote_named_rows(store.sparse_search(sparse, depth, doc_ids=ids), query, _parent_text)[:k]
+            found = store.sparse_search(sparse, depth, doc_ids=ids)
+            return promote_named_rows(found, query, _parent_text, statement=statements.strength)[:k]
         fused = store.hybrid_search(list(dense), sparse, depth, doc_ids=ids)
         found = with_lexical(fused, store.sparse_search(sparse, LEXICAL_TABLES, doc_ids=ids, unit_kind="table"))
-        return promote_named_rows(found, query, _parent_text, depth=len(found))[:k]
+        found = with_statements(found, store, sparse, statements, ids)
+        return promote_named_rows(found, query, _parent_text, depth=len(found), statement=statements.strength)[:k]
 
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):

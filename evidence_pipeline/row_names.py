@@ -61,7 +61,7 @@ every other set unchanged question by question (only that query of the seven set
 Naming only the question's own clause, not what follows it, lost Amazon's "... shown in the
 statement of income" (its "income" names "Net income") and drops a definition that names the
 rows ("DPO is defined as: 365 * (average accounts payable ..."). A statement named by the query
-(``NamedStatements``, read from the whole query: the instructions are where a question
+(``statements.NamedStatements``, read from the whole query: the instructions are where a question
 says which statement to use): eval-finance ev@1 0.400 -> 0.440 (3M's capital expenditure "shown
 in the cash flow statement", printed as "Purchases of property, plant and equipment": the
 statement from rank 7 to 1), every other set unchanged question by question.
@@ -75,7 +75,7 @@ from typing import Callable, Sequence, TypeVar
 
 from evidence_pipeline.bm25_query import STOPWORDS, light_stem
 from evidence_pipeline.store.base import RRF_K
-from evidence_pipeline.tables import common_size, row_labels, table_caption
+from evidence_pipeline.tables import common_size, row_labels
 from evidence_pipeline.text import fold
 
 NAMED_ROW_DEPTH = 20
@@ -271,114 +271,42 @@ def from_question(query: str) -> str:
     defined as: 365 * (average accounts payable ...").
 
     The statement a preamble names ("shown in the balance sheet") still names its table
-    (``NamedStatements`` reads the whole query)."""
+    (``statements.NamedStatements`` reads the whole query)."""
     question = next((m for m in _QUESTION.finditer(query) if m.group(0).strip() != "?"), None)
     return query[question.start() :].lstrip() if question else query
-
-
-# Where a statement's name ends in its caption: the period it covers ("... Cash Flows Years
-# ended December 31", "... for the three months ended"), a figure, or a stopword.
-# Where a statement's name ends in its caption: the period it covers ("... Cash Flows Years
-# ended December 31", "... for the three months ended"), a figure, or a stopword.
-_PERIOD_WORDS = frozenset(words("year years month months quarter quarters period periods ended ending three six nine twelve unaudited"))
-_STATEMENT, _OF, _BALANCE, _SHEET = words("statement of balance sheet")
-_NAME_JOINS = frozenset(("and", "or"))  # "Statement of Profit or Loss", "... of Income and Comprehensive Income"
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def statement_name(caption: str) -> frozenset[str]:
-    """The words that name the financial statement a caption titles, as ``words`` keys them:
-    "3M Company and Subsidiaries Consolidated Statement of Cash Flows" -> statement, cash, flow;
-    "CONSOLIDATED BALANCE SHEETS (in millions)" -> balance, sheet; "SELECTED INCOME STATEMENT
-    DATA" -> income, statement. Empty when the caption titles no statement."""
-    ws = words(caption)
-    for i, w in enumerate(ws):
-        if w == _BALANCE and ws[i + 1 : i + 2] == [_SHEET]:
-            return frozenset((_BALANCE, _SHEET))
-        if w != _STATEMENT:
-            continue
-        if ws[i + 1 : i + 2] == [_OF]:
-            name = []
-            for x in ws[i + 2 :]:
-                if x in _PERIOD_WORDS or any(c.isdigit() for c in x) or (x in STOPWORDS and x not in _NAME_JOINS):
-                    break
-                name.append(x)
-        else:
-            name = ws[i - 1 : i] if i and ws[i - 1] not in STOPWORDS else []
-        name = [x for x in name if len(x) > 1 and x not in STOPWORDS]
-        if name:
-            return frozenset((_STATEMENT, *name))
-    return frozenset()
-
-
-STATEMENT_KINDS: tuple[tuple[str, ...], ...] = (
-    (
-        "income statement",
-        "statement of income",
-        "statement of operations",
-        "statement of earnings",
-        "statement of profit or loss",
-        "profit and loss statement",
-        "P&L",
-    ),
-    ("balance sheet", "statement of financial position", "statement of financial condition"),
-    ("cash flow statement", "statement of cash flows"),
-)
-"""The names each primary financial statement goes by in US GAAP and IFRS filings: a question
-says "the income statement" or "the P&L" of a filing whose caption reads "Statements of
-Operations". Accounting's own vocabulary, like ``STOPWORDS``; no statement is named after a
-company."""
-
-
-def _name_words(name: str) -> frozenset[str]:
-    return frozenset(w for w in words(name) if len(w) > 1 and w not in STOPWORDS)
-
-
-_KIND_OF_NAME = {_name_words(name): kind for kind, names in enumerate(STATEMENT_KINDS) for name in names if _name_words(name)}
-
-
-class NamedStatements:
-    """The financial statements a query names, read from the whole query: the instructions are
-    where a question says which statement to use ("... by relying on the details shown in the
-    cash flow statement")."""
-
-    def __init__(self, query: str):
-        held = QueryWords(query)
-        self.words = held.known
-        self.kinds = frozenset(kind for kind, names in enumerate(STATEMENT_KINDS) if any(held.holds(words(n)) for n in names))
-
-    def strength(self, parent_text: str) -> int:
-        """The words of the statement the parent's caption titles (``statement_name``) when the
-        query holds them all ("the cash flow statement" names "Consolidated Statements of Cash
-        Flows") or names that statement by another of its names (``STATEMENT_KINDS``: "the
-        statement of income" names "Statements of Operations"); 0 otherwise. "Statements of
-        Comprehensive Income" is not the statement of income."""
-        name = statement_name(table_caption(parent_text).split("(", 1)[0])
-        if not name:
-            return 0
-        return len(name) if name <= self.words or _KIND_OF_NAME.get(name, -1) in self.kinds else 0
 
 
 T = TypeVar("T")
 
 
-def promote_named_rows(hits: Sequence[T], query: str, parent_text: Callable[[T], str], depth: int = NAMED_ROW_DEPTH) -> list[T]:
+def promote_named_rows(
+    hits: Sequence[T],
+    query: str,
+    parent_text: Callable[[T], str],
+    depth: int = NAMED_ROW_DEPTH,
+    statement: Callable[[str], float] | None = None,
+) -> list[T]:
     """``hits`` reordered by reciprocal rank fusion with the list of those among the first
     ``depth`` whose table has a row the query names, the most specific label first.
 
     A common-size table (``tables.common_size``: every figure a percentage of the first row)
     repeats a statement's row labels beside percentages; it is not promoted, so where the query
     names a row of both, the statement that prints the figure moves past it, and the percentages
-    keep the rank the lists gave them."""
+    keep the rank the lists gave them.
+
+    ``statement``: how strongly the query names the statement a parent's table is
+    (``statements.NamedStatements.strength``); the tables it names are a list of their own, fused
+    like the named rows, so a statement the query names and a row it names each move a table up."""
     held = QueryWords(from_question(query))
-    statements = NamedStatements(query)
     texts = [parent_text(h) if n < depth else "" for n, h in enumerate(hits)]
-    strengths = [named_row_strength(t, held) + statements.strength(t) if t else 0.0 for t in texts]
+    strengths = [named_row_strength(t, held) if t else 0.0 for t in texts]
     strengths = [0 if s and common_size(t) else s for s, t in zip(strengths, texts)]
-    named = sorted((n for n, s in enumerate(strengths) if s), key=lambda n: (-strengths[n], n))
-    if not named:
+    lists = [strengths, [statement(t) if t else 0 for t in texts]] if statement else [strengths]
+    named = [sorted((n for n, s in enumerate(given) if s), key=lambda n: (-given[n], n)) for given in lists]
+    if not any(named):
         return list(hits)
     score = [1.0 / (RRF_K + n) for n in range(len(hits))]
-    for rank, n in enumerate(named):
-        score[n] += 1.0 / (RRF_K + rank)
+    for ranked in named:
+        for rank, n in enumerate(ranked):
+            score[n] += 1.0 / (RRF_K + rank)
     return [hits[n] for n in sorted(range(len(hits)), key=lambda n: (-score[n], n))]

@@ -93,7 +93,8 @@ def test_contract_lists_every_payload_key_with_its_type():
     assert keys["pages"].type == "array of integer"
     assert keys["caption"].type == "string or null"
     assert keys["unit_kind"].type == '"table" or "section" or "card"'
-    assert {k for k, p in keys.items() if p.indexed} == {"doc_id", "parent_id", "unit_kind"}
+    assert {k for k, p in keys.items() if p.indexed} == {"doc_id", "parent_id", "unit_kind", "statement"}
+    assert keys["statement"].type == "string or null"
     assert (contract.dense_vector, contract.sparse_vector, contract.dense_dim, contract.rrf_k) == ("dense", "bm25", 384, 60)
     md = contract_markdown(contract)
     assert md.count("\n| `") == len(keys) and "384-dimensional" in md

@@ -21,7 +21,7 @@ POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
 
 # Keyword payload indexes every backend creates: delete/count/filter by document, group by
 # parent, read the document cards (unit_kind "card") for query routing.
-INDEXED_KEYWORDS = ("doc_id", "parent_id", "unit_kind")
+INDEXED_KEYWORDS = ("doc_id", "parent_id", "unit_kind", "statement")
 
 # Reciprocal-rank-fusion constant: score = sum over lists of 1 / (RRF_K + rank).
 # 60 is the value of the RRF paper; Qdrant's plain FusionQuery(RRF) uses 2, which lets
@@ -246,10 +246,17 @@ class Store(Protocol):
         """Dense only, grouped by parent like hybrid_search."""
 
     def sparse_search(
-        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None, unit_kind: str | None = None
+        self,
+        sparse: SparseVector,
+        k: int,
+        *,
+        doc_ids: Sequence[str] | None = None,
+        unit_kind: str | None = None,
+        statements: Sequence[str] | None = None,
     ) -> list[StoredHit]:
         """BM25 only, grouped by parent like hybrid_search (for queries the dense model cannot read);
-        ``unit_kind``: only the children of that kind of unit ("table")."""
+        ``unit_kind``: only the children of that kind of unit ("table"); ``statements``: only the
+        children of tables that are one of these statements (payload ``statement``)."""
 
     def parent(self, parent_id: str) -> list[StoredHit]:
         """The parent's evidence units, one point each with its full payload (score 0: no query),

@@ -419,11 +419,17 @@ class EdgeStore:
         return self._grouped(candidates, k, max(4 * k, 32), flt)
 
     def sparse_search(
-        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None, unit_kind: str | None = None
+        self,
+        sparse: SparseVector,
+        k: int,
+        *,
+        doc_ids: Sequence[str] | None = None,
+        unit_kind: str | None = None,
+        statements: Sequence[str] | None = None,
     ) -> list[StoredHit]:
         if not sparse.indices:
             return []
-        flt = _search_filter(doc_ids, unit_kind)
+        flt = _search_filter(doc_ids, unit_kind, statements)
         query = qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR)
 
         def candidates(depth: int) -> list[tuple[float, str, str]]:
@@ -505,11 +511,15 @@ def _doc_filter(doc_ids: Sequence[str]) -> qe.Filter:
     return qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids)))])
 
 
-def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None) -> qe.Filter | None:
-    """The documents and the kind of unit a search keeps; None keeps every point."""
+def _search_filter(
+    doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
+) -> qe.Filter | None:
+    """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
     must = [] if doc_ids is None else list(_doc_filter(doc_ids).must)
     if unit_kind is not None:
         must.append(qe.FieldCondition(key="unit_kind", match=qe.MatchValue(unit_kind)))
+    if statements is not None:
+        must.append(qe.FieldCondition(key="statement", match=qe.MatchAny(list(statements))))
     return qe.Filter(must=must) if must else None
 
 

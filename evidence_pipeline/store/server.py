@@ -284,11 +284,17 @@ class ServerStore:
         return self._groups(query=list(map(float, dense)), using=DENSE_VECTOR, k=k, flt=flt)
 
     def sparse_search(
-        self, sparse: SparseVector, k: int, *, doc_ids: Sequence[str] | None = None, unit_kind: str | None = None
+        self,
+        sparse: SparseVector,
+        k: int,
+        *,
+        doc_ids: Sequence[str] | None = None,
+        unit_kind: str | None = None,
+        statements: Sequence[str] | None = None,
     ) -> list[StoredHit]:
         if k <= 0 or not sparse.indices or not self._exists():
             return []
-        flt = _search_filter(doc_ids, unit_kind)
+        flt = _search_filter(doc_ids, unit_kind, statements)
         query = models.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
         return self._groups(query=query, using=SPARSE_VECTOR, k=k, flt=flt)
 
@@ -325,11 +331,15 @@ def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
     )
 
 
-def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None) -> models.Filter | None:
-    """The documents and the kind of unit a search keeps; None keeps every point."""
+def _search_filter(
+    doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
+) -> models.Filter | None:
+    """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
     must = [] if doc_ids is None else list(_doc_filter(doc_ids).must)
     if unit_kind is not None:
         must.append(models.FieldCondition(key="unit_kind", match=models.MatchValue(value=unit_kind)))
+    if statements is not None:
+        must.append(models.FieldCondition(key="statement", match=models.MatchAny(any=list(statements))))
     return models.Filter(must=must) if must else None
 
 

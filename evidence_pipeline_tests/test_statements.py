@@ -1,0 +1,155 @@
+"""Financial statements: the name a caption prints, the kind a table is, and the statements a
+query names, in search."""
+
+from pathlib import Path
+
+import pytest
+
+from evidence_pipeline.row_names import promote_named_rows, words
+from evidence_pipeline.statements import NamedStatements, statement_kind, statement_name
+from evidence_pipeline.tables import table_caption, table_html
+
+
+def _hits(texts):
+    return [{"id": n, "parent_text": t} for n, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize(
+    "caption, name",
+    [
+        ("3M Company and Subsidiaries Consolidated Statement of Cash Flow s", "statement cash flow"),  # a split letter is no word
+        ("CONSOLIDATED BALANCE SHEETS", "balance sheet"),
+        ("Consolidated Statements of Income Years ended December 31", "statement income"),  # the period is not its name
+        ("CONDENSED STATEMENTS OF INCOME AND COMPREHENSIVE INCOME", "statement income comprehensive"),
+        ("CONSOLIDATED STATEMENTS OF OPERATIONS", "statement operations"),
+        ("TABLE 11: SELECTED INCOME STATEMENT DATA", "income statement"),
+        ("Table 1: Pump flow rate limits", ""),  # no statement
+        ("Statement of", ""),
+    ],
+)
+def test_statement_name(caption, name):
+    assert statement_name(caption) == frozenset(words(name))
+
+
+def _statement(caption: str, label: str = "Purchases of property, plant and equipment (PP&E)") -> str:
+    return table_html([["(Millions)", "2018"]], [[label, "(1,577)"]], caption=caption)
+
+
+def test_a_query_names_the_statement_whose_every_word_it_holds():
+    flows = _statement("3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)")
+    assert table_caption(flows) == "3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)"
+    query = NamedStatements("What is the FY2018 capital expenditure? Rely on the details shown in the cash flow statement.")
+    assert query.strength(flows) == 3
+    assert query.strength(_statement("Consolidated Statements of Cash Flows Analysis")) == 0  # a word it does not hold
+    assert query.strength(table_html([], [["Flow", "1"]])) == 0  # no caption
+    assert NamedStatements("What was the capital expenditure in 2018?").strength(flows) == 0
+
+
+def test_a_query_names_a_statement_by_another_of_its_names():
+    income = NamedStatements("Calculate it from the line items shown in the statement of income.")
+    assert income.strength(_statement("CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)")) == 2
+    assert income.strength(_statement("Consolidated Statements of Earnings")) == 2
+    assert income.strength(_statement("Consolidated Statements of Income")) == 2
+    # comprehensive income is another statement; a balance sheet is not the statement of income
+    assert income.strength(_statement("Consolidated Statements of Comprehensive Income")) == 0
+    assert income.strength(_statement("Consolidated Balance Sheets")) == 0
+    both = NamedStatements("Use the P&L statement and the statement of financial position.")
+    assert both.strength(_statement("CONSOLIDATED STATEMENTS OF OPERATIONS")) == 2
+    assert both.strength(_statement("Consolidated Balance Sheets")) == 2
+    assert both.strength(_statement("Consolidated Statements of Cash Flows")) == 0
+
+
+def test_the_statement_the_instructions_name_comes_first():
+    """3M's capital expenditure "shown in the cash flow statement": the statement prints it as
+    "Purchases of property, plant and equipment", a row the question does not name, while a
+    derivatives table's "Amount" row is named by "amount"."""
+    query = (
+        "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the "
+        "question by relying on the details shown in the cash flow statement."
+    )
+    derivatives = table_html([], [["Amount", "64"]], caption="Derivative instruments")
+    flows = _statement("Consolidated Statement of Cash Flows")
+    hits = _hits(["prose", flows, derivatives])
+    named = NamedStatements(query).strength
+    assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"], statement=named)] == [1, 2, 0]
+    assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"])] == [2, 0, 1]  # rows alone
+
+
+@pytest.mark.parametrize(
+    "caption, kind",
+    [
+        ("CONSOLIDATED STATEMENTS OF OPERATIONS (in millions, except per share data)", "income statement"),
+        ("Consolidated Statement of Earnings", "income statement"),
+        ("Consolidated Statement of Profit or Loss", "income statement"),
+        ("CONDENSED CONSOLIDATED BALANCE SHEETS", "balance sheet"),
+        ("Consolidated Statements of Financial Position", "balance sheet"),
+        ("3M Company and Subsidiaries Consolidated Statement of Cash Flow s", "cash flow statement"),
+        ("CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME (in millions)", None),  # not a primary statement here
+        ("CONSOLIDATED STATEMENTS OF STOCKHOLDERS' EQUITY", None),
+        ("Table 1: Pump flow rate limits", None),
+        (None, None),
+    ],
+)
+def test_statement_kind(caption, kind):
+    assert statement_kind(caption) == kind
+
+
+def test_the_kinds_a_query_names():
+    assert NamedStatements("Use the P&L statement and the statement of financial position.").kinds == ("income statement", "balance sheet")
+    assert NamedStatements("shown in the statement of income").kinds == ("income statement",)
+    assert NamedStatements("What was the operating income in 2017?").kinds == ()
+    assert NamedStatements("What is the cash flow from operations?").kinds == ()  # no statement: a row
+
+
+@pytest.fixture(scope="module")
+def statements_store(corpora, tmp_path_factory):
+    """Pages 37-41 of Amazon's 10-K for 2017: its five statements, one a page."""
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.pipeline import ingest_parsed
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store.edge import EdgeStore
+
+    pdf = Path(corpora) / "financebench-dev" / "pdfs" / "AMAZON_2017_10K.pdf"
+    if not pdf.is_file():
+        pytest.skip("shared corpora not present")
+    store = EdgeStore(StoreSettings(path=str(tmp_path_factory.mktemp("statements") / "store")))
+    embedder = Embedder()
+    ingest_parsed(DoclingParser().parse(pdf, pages=(37, 41)), store, embedder, token_counter(None))
+    yield store, embedder
+    store.close()
+
+
+REVENUE = (
+    "What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in units of percents and round "
+    "to one decimal place)? Calculate what was asked by utilizing the line items clearly shown in the statement of income."
+)
+
+
+def test_every_point_of_a_statement_says_which_it_is(statements_store):
+    from evidence_pipeline.sparse import SparseEncoder
+
+    store, _ = statements_store
+    sparse = SparseEncoder().encode_query("net income")
+    hits = store.sparse_search(sparse, 10, unit_kind="table", statements=["income statement"])
+    assert {h.payload["caption"] for h in hits} == {"CONSOLIDATED STATEMENTS OF OPERATIONS (in millions, except per share data)"}
+    tables = {h.payload["caption"].split(" (")[0]: h.payload["statement"] for h in store.sparse_search(sparse, 10, unit_kind="table")}
+    assert tables == {
+        "CONSOLIDATED STATEMENTS OF CASH FLOWS": "cash flow statement",
+        "CONSOLIDATED STATEMENTS OF OPERATIONS": "income statement",
+        "CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME": None,
+        "CONSOLIDATED BALANCE SHEETS": "balance sheet",
+        "CONSOLIDATED STATEMENTS OF STOCKHOLDERS' EQUITY": None,
+    }
+
+
+def test_search_returns_the_statement_the_query_names(statements_store, monkeypatch):
+    """The question names no row of the statement ("revenue"; it prints "Total net sales"), only
+    the statement, by another of its names."""
+    import evidence_pipeline.retrieval as retrieval
+
+    hits = retrieval.search_store(*statements_store, REVENUE, k=3)
+    assert hits[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
+    monkeypatch.setattr(retrieval, "NamedStatements", lambda query: NamedStatements(""))
+    plain = retrieval.search_store(*statements_store, REVENUE, k=3)
+    assert not plain[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
