@@ -44,7 +44,7 @@ def statement_name(caption: str) -> frozenset[str]:
     them: "3M Company and Subsidiaries Consolidated Statement of Cash Flows" -> statement, cash,
     flow; "CONSOLIDATED BALANCE SHEETS (in millions)" -> balance, sheet; "SELECTED INCOME
     STATEMENT DATA" -> income, statement. Empty when the caption titles no statement."""
-    ws = words(caption.split("(", 1)[0])
+    ws = _joined(words(caption.split("(", 1)[0]))
     for i, w in enumerate(ws):
         if w == _BALANCE and ws[i + 1 : i + 2] == [_SHEET]:
             return frozenset((_BALANCE, _SHEET))
@@ -81,6 +81,23 @@ STATEMENT_KINDS: tuple[tuple[str, ...], ...] = (
 name first: a question says "the income statement" or "the P&L" of a filing whose caption reads
 "Statements of Operations". Accounting's own vocabulary, like ``bm25_query.STOPWORDS``; nothing
 here is named after a company or a document."""
+
+
+_KIND_WORDS = frozenset(w for names in STATEMENT_KINDS for name in names for w in words(name))
+
+
+def _joined(ws: list[str]) -> list[str]:
+    """``ws`` with a letter set apart from the word it ends joined back where that makes a word of
+    a statement's name: some filings set their captions letter-spaced with a space glyph inside a
+    word ("Consolidated Balance Shee t", "Statement of Incom e"), and no geometric rule tells those
+    spaces from real ones (README, "Known limits")."""
+    out: list[str] = []
+    for w in ws:
+        if out and len(w) == 1 and w.isalpha() and out[-1] not in _KIND_WORDS and words(out[-1] + w)[0] in _KIND_WORDS:
+            out[-1] = words(out[-1] + w)[0]
+        else:
+            out.append(w)
+    return out
 
 
 def _name_words(name: str) -> frozenset[str]:

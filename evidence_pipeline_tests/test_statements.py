@@ -84,6 +84,9 @@ def test_the_statement_the_instructions_name_comes_first():
         ("CONDENSED CONSOLIDATED BALANCE SHEETS", "balance sheet"),
         ("Consolidated Statements of Financial Position", "balance sheet"),
         ("3M Company and Subsidiaries Consolidated Statement of Cash Flow s", "cash flow statement"),
+        ("3M Company and Subsidiaries Consolidated Balance Shee t", "balance sheet"),  # a letter set apart joins back
+        ("3M Company and Subsidiaries Consolidated Statement of Incom e", "income statement"),
+        ("Consolidated Statement of Comprehensive Incom e Years ended December 31", None),
         ("CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME (in millions)", None),  # not a primary statement here
         ("CONSOLIDATED STATEMENTS OF STOCKHOLDERS' EQUITY", None),
         ("Table 1: Pump flow rate limits", None),
