@@ -61,6 +61,10 @@ def test_row_labels_reads_back_the_rendered_rows():
         ("operations", (), 0),  # one word in lower case: the wrapped tail of a label, not its name
         ("giroctocogene fitelparvovec", ("girocto", "fitelpa"), 2),  # two words name it though uncased
         ("Operations", ("operati",), 1),
+        ("Number of Study Sites", ("study", "site"), 2),  # asked as "how many study sites"
+        ("Number of participants", ("partici",), 1),
+        ("Number of", (), 0),
+        ("Number", ("number",), 1),
     ],
 )
 def test_label_phrase(label, phrase, content):
@@ -225,6 +229,14 @@ def test_promotion_moves_the_named_table_past_the_prose_and_keeps_the_rest_in_or
     assert promote_named_rows(hits, "why did spending rise", lambda h: h["parent_text"]) == hits
     # only the first `depth` parents may move
     assert promote_named_rows(hits, query, lambda h: h["parent_text"], depth=2) == hits
+
+
+def test_how_many_names_the_number_of_row():
+    """A protocol's synopsis prints "Number of Study Sites: 6+"; the question asks "how many"."""
+    synopsis = table_html([], [["Study Title", "Day-case surgery"], ["Number of Study Sites", "6+"]])
+    hits = _hits(["prose about the sites", "more prose", synopsis])
+    promoted = promote_named_rows(hits, "How many study sites are planned for NCT06152666?", lambda h: h["parent_text"])
+    assert [h["id"] for h in promoted] == [2, 0, 1]
 
 
 def test_a_more_specific_label_ranks_first_among_named_tables():
