@@ -66,7 +66,14 @@ class _Sections:
 
     @property
     def path(self) -> list[str]:
-        return [text for _, text in self._stack]
+        """The headings in force, a table of contents' own heading left out: it heads the
+        contents, which are left out (``is_contents_table``), and whatever the parser found no
+        heading for after them (a protocol's synopsis and abbreviations on the pages that follow
+        its "TABLE OF CONTENTS:") is not part of it."""
+        return [text for _, text in self._stack if not _CONTENTS_HEADING.fullmatch(text)]
+
+
+_CONTENTS_HEADING = re.compile(r"(?:(?:table\s+of\s+)?contents|list\s+of\s+(?:tables|figures))\s*:?", re.IGNORECASE)
 
 
 def _near(block: TextBlock, table: Table, options: UnitOptions, above: bool) -> bool:

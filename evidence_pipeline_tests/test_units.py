@@ -1,3 +1,5 @@
+import pytest
+
 from evidence_pipeline.records import BBox, Table, TableCell, TextBlock
 from evidence_pipeline.units import UnitOptions, build_units, bulleted_list_items, drop_duplicate_tables, is_contents_entry, is_contents_table, is_table_caption
 from evidence_pipeline_tests.docs import lnp_doc
@@ -284,3 +286,18 @@ def test_footnote_marker_resolved_in_row_sentence():
     unit = _table(build_units(lnp_doc()))
     assert "Pressure (bar) / Max: 2.4 (note: Only with the high-pressure manifold installed.)" in unit.row_sentences[0]
     assert "2.4*" in unit.table_html  # the HTML keeps the cell as printed
+
+
+def test_a_contents_heading_heads_no_unit(corpora, parse_cached):
+    """NCT06151600's protocol prints "TABLE OF CONTENTS:" as a heading, then its contents, its
+    abbreviations and its synopsis with no heading of their own: they are not part of the
+    contents."""
+    pdf = corpora / "clinical-protocols" / "pdfs" / "NCT06151600_Prot_000.pdf"
+    if not pdf.is_file():
+        pytest.skip("shared corpora not present")
+    units = build_units(parse_cached(pdf))
+    synopsis = [u for u in units if u.kind == "table" and (u.caption or "").startswith("CLINICAL PROTOCOL SYNOPSIS")]
+    assert synopsis and all(u.section_path == [] for u in synopsis)
+    assert not any("TABLE OF CONTENTS:" in u.section_path for u in units)
+    # the headings after it still nest as printed
+    assert any(u.section_path[:1] == ["4 POTENTIAL RISKS"] for u in units)
