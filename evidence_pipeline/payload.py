@@ -11,7 +11,7 @@ from pydantic import Field
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
 from evidence_pipeline.records import ChildKind, ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc, Record, UnitKind
-from evidence_pipeline.statements import statement_kind
+from evidence_pipeline.statements import statement_kind, statement_title
 
 
 class DocumentStamp(Record):
@@ -81,8 +81,8 @@ class PointPayload(DocumentStamp):
     caption: str | None = Field(description="the table's caption; None for a section chunk or an uncaptioned table")
     statement: str | None = Field(
         None,
-        description='the primary financial statement the table\'s caption titles ("income statement", "balance sheet", '
-        '"cash flow statement"; statements.statement_kind), else None; absent from stores built before pipeline version 20',
+        description='the primary financial statement the table is, by its caption or, without one, its heading ("income statement", '
+        '"balance sheet", "cash flow statement"; statements.statement_kind), else None; absent from stores built before pipeline version 20',
     )
     unit_kind: UnitKind = Field(description="table or section chunk")
     child_kind: ChildKind = Field(description="what the child is: a row sentence, context, summary, ...")
@@ -99,7 +99,7 @@ class PointPayload(DocumentStamp):
             pages=unit.pages,
             section_path=unit.section_path,
             caption=unit.caption,
-            statement=statement_kind(unit.caption) if unit.kind == "table" else None,
+            statement=statement_kind(statement_title(unit.caption, unit.section_path)) if unit.kind == "table" else None,
             unit_kind=unit.kind,
             child_kind=child.kind,
             text=child.text,

@@ -232,6 +232,10 @@ def with_statements(
     return with_lexical(found, ranked)
 
 
+def _statement_strength(statements: NamedStatements) -> Callable[[StoredHit], float]:
+    return lambda hit: statements.strength(hit.payload)
+
+
 def _parent_text(hit: StoredHit) -> str:
     return hit.payload.get("parent_text", "")
 
@@ -267,11 +271,11 @@ def search_store(
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
         if not hybrid:
             found = store.sparse_search(sparse, depth, doc_ids=ids)
-            return promote_named_rows(found, query, _parent_text, statement=statements.strength)[:k]
+            return promote_named_rows(found, query, _parent_text, statement=_statement_strength(statements))[:k]
         fused = store.hybrid_search(list(dense), sparse, depth, doc_ids=ids)
         found = with_lexical(fused, store.sparse_search(sparse, LEXICAL_TABLES, doc_ids=ids, unit_kind="table"))
         found = with_statements(found, store, sparse, statements, ids)
-        return promote_named_rows(found, query, _parent_text, depth=len(found), statement=statements.strength)[:k]
+        return promote_named_rows(found, query, _parent_text, depth=len(found), statement=_statement_strength(statements))[:k]
 
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):

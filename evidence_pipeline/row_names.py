@@ -294,7 +294,7 @@ def promote_named_rows(
     query: str,
     parent_text: Callable[[T], str],
     depth: int = NAMED_ROW_DEPTH,
-    statement: Callable[[str], float] | None = None,
+    statement: Callable[[T], float] | None = None,
 ) -> list[T]:
     """``hits`` reordered by reciprocal rank fusion with the list of those among the first
     ``depth`` whose table has a row the query names, the most specific label first.
@@ -304,14 +304,15 @@ def promote_named_rows(
     names a row of both, the statement that prints the figure moves past it, and the percentages
     keep the rank the lists gave them.
 
-    ``statement``: how strongly the query names the statement a parent's table is
-    (``statements.NamedStatements.strength``); the tables it names are a list of their own, fused
-    like the named rows, so a statement the query names and a row it names each move a table up."""
+    ``statement``: how strongly the query names the statement a hit's table is
+    (``statements.NamedStatements.strength`` of its payload); the tables it names are a list of
+    their own, fused like the named rows, so a statement the query names and a row it names each
+    move a table up."""
     held = QueryWords(from_question(query))
     texts = [parent_text(h) if n < depth else "" for n, h in enumerate(hits)]
     strengths = [named_row_strength(t, held) if t else 0.0 for t in texts]
     strengths = [0 if s and common_size(t) else s for s, t in zip(strengths, texts)]
-    lists = [strengths, [statement(t) if t else 0 for t in texts]] if statement else [strengths]
+    lists = [strengths, [statement(h) if n < depth else 0 for n, h in enumerate(hits)]] if statement else [strengths]
     named = [sorted((n for n, s in enumerate(given) if s), key=lambda n: (-given[n], n)) for given in lists]
     if not any(named):
         return list(hits)

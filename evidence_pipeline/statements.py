@@ -26,15 +26,17 @@ years' sales). Of the seven sets only FinanceBench's questions name a statement 
 from __future__ import annotations
 
 import functools
+from typing import Any, Mapping, Sequence
 
 from evidence_pipeline.bm25_query import STOPWORDS
 from evidence_pipeline.row_names import QueryWords, words
-from evidence_pipeline.tables import table_caption
 
 # Where a statement's name ends in its caption: the period it covers ("... Cash Flows Years
 # ended December 31", "... for the three months ended"), a figure, or a stopword.
 _PERIOD_WORDS = frozenset(words("year years month months quarter quarters period periods ended ending three six nine twelve unaudited"))
 _STATEMENT, _OF, _BALANCE, _SHEET = words("statement of balance sheet")
+# Words that qualify a statement without naming it, where they open its title
+_QUALIFIERS = frozenset(words("consolidated condensed combined interim unaudited"))
 _NAME_JOINS = frozenset(("and", "or"))  # "Statement of Profit or Loss", "... of Income and Comprehensive Income"
 
 
@@ -42,26 +44,44 @@ _NAME_JOINS = frozenset(("and", "or"))  # "Statement of Profit or Loss", "... of
 def statement_name(caption: str) -> frozenset[str]:
     """The words that name the financial statement a caption titles, as ``row_names.words`` keys
     them: "3M Company and Subsidiaries Consolidated Statement of Cash Flows" -> statement, cash,
-    flow; "CONSOLIDATED BALANCE SHEETS (in millions)" -> balance, sheet; "SELECTED INCOME
-    STATEMENT DATA" -> income, statement. Empty when the caption titles no statement."""
+    flow; "CONSOLIDATED BALANCE SHEETS (in millions)" -> balance, sheet; "INCOME STATEMENTS" ->
+    income, statement. Empty when the caption titles no statement: the name must close the title
+    (the period it covers aside: "Balance Sheet Components", "Selected Income Statement Data" are
+    not statements) and not follow a stopword ("Amounts Offset in the Consolidated Balance
+    Sheets", "Analysis of the Condensed Consolidated Statements of Cash Flows" are about one)."""
     ws = _joined(words(caption.split("(", 1)[0]))
+
+    def titled(start: int, end: int) -> bool:
+        before = ws[:start]
+        while before and before[-1] in _QUALIFIERS:
+            before = before[:-1]
+        return (not before or before[-1] not in STOPWORDS) and (end == len(ws) or _breaks(ws[end]))
+
     for i, w in enumerate(ws):
         if w == _BALANCE and ws[i + 1 : i + 2] == [_SHEET]:
-            return frozenset((_BALANCE, _SHEET))
+            return frozenset((_BALANCE, _SHEET)) if titled(i, i + 2) else frozenset()
         if w != _STATEMENT:
             continue
         if ws[i + 1 : i + 2] == [_OF]:
-            name = []
-            for x in ws[i + 2 :]:
-                if x in _PERIOD_WORDS or any(c.isdigit() for c in x) or (x in STOPWORDS and x not in _NAME_JOINS):
-                    break
-                name.append(x)
-        else:
-            name = ws[i - 1 : i] if i and ws[i - 1] not in STOPWORDS else []
+            end = i + 2
+            while end < len(ws) and not _breaks(ws[end]):
+                end += 1
+            name, start = ws[i + 2 : end], i
+        else:  # "INCOME STATEMENTS", "CASH FLOWS STATEMENTS", "Consolidated Income Statement"
+            start = i
+            while start > max(0, i - 2) and ws[start - 1] not in STOPWORDS and ws[start - 1] not in _QUALIFIERS:
+                start -= 1
+            name, end = ws[start:i], i + 1
         name = [x for x in name if len(x) > 1 and x not in STOPWORDS]
-        if name:
+        if name and titled(start, end):
             return frozenset((_STATEMENT, *name))
+        return frozenset()
     return frozenset()
+
+
+def _breaks(word: str) -> bool:
+    """A word that ends a statement's name: the period it covers, a figure, a stopword."""
+    return word in _PERIOD_WORDS or any(c.isdigit() for c in word) or (word in STOPWORDS and word not in _NAME_JOINS)
 
 
 STATEMENT_KINDS: tuple[tuple[str, ...], ...] = (
@@ -114,6 +134,15 @@ def statement_kind(caption: str | None) -> str | None:
     return _KIND_OF_NAME.get(statement_name(caption)) if caption else None
 
 
+def statement_title(caption: str | None, section_path: Sequence[str]) -> str | None:
+    """What titles a table as a statement: its caption, or for a table without one the heading
+    it sits under where that heading titles a primary statement: the parser read the
+    statement's title as a heading (Intel's "Consolidated Condensed Balance Sheets")."""
+    if caption or not section_path:
+        return caption
+    return section_path[-1] if statement_kind(section_path[-1]) else None
+
+
 class NamedStatements:
     """The financial statements a query names, read from the whole query: the instructions are
     where a question says which statement to use ("... by relying on the details shown in the
@@ -125,13 +154,17 @@ class NamedStatements:
         self.kinds = tuple(names[0] for names in STATEMENT_KINDS if any(held.holds(words(n)) for n in names))
         """The usual names of the primary statements the query names, by any of their names."""
 
-    def strength(self, parent_text: str) -> int:
-        """The words of the statement the parent's caption titles (``statement_name``) when the
-        query holds them all ("the cash flow statement" names "Consolidated Statements of Cash
-        Flows") or names that statement by another of its names (``STATEMENT_KINDS``: "the
-        statement of income" names "Statements of Operations"); 0 otherwise. "Statements of
-        Comprehensive Income" is not the statement of income."""
-        name = statement_name(table_caption(parent_text))
+    def strength(self, payload: Mapping[str, Any]) -> int:
+        """The words of the statement a stored table is (``statement_name`` of its
+        ``statement_title``) when the query holds them all ("the cash flow statement" names
+        "Consolidated Statements of Cash Flows") or names that statement by another of its names
+        (``STATEMENT_KINDS``: "the statement of income" names "Statements of Operations"); 0
+        otherwise, and for a section chunk. "Statements of Comprehensive Income" is not the
+        statement of income."""
+        if not self.kinds and _STATEMENT not in self.words and _SHEET not in self.words:
+            return 0
+        title = statement_title(payload.get("caption"), payload.get("section_path") or ())
+        name = statement_name(title) if title and payload.get("unit_kind") == "table" else frozenset()
         if not name:
             return 0
         return len(name) if name <= self.words or _KIND_OF_NAME.get(name) in self.kinds else 0

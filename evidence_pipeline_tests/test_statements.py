@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.row_names import promote_named_rows, words
-from evidence_pipeline.statements import NamedStatements, statement_kind, statement_name
+from evidence_pipeline.statements import NamedStatements, statement_kind, statement_name, statement_title
 from evidence_pipeline.tables import table_caption, table_html
 
 
@@ -22,7 +22,7 @@ def _hits(texts):
         ("Consolidated Statements of Income Years ended December 31", "statement income"),  # the period is not its name
         ("CONDENSED STATEMENTS OF INCOME AND COMPREHENSIVE INCOME", "statement income comprehensive"),
         ("CONSOLIDATED STATEMENTS OF OPERATIONS", "statement operations"),
-        ("TABLE 11: SELECTED INCOME STATEMENT DATA", "income statement"),
+        ("TABLE 11: SELECTED INCOME STATEMENT DATA", ""),
         ("Table 1: Pump flow rate limits", ""),  # no statement
         ("Statement of", ""),
     ],
@@ -31,18 +31,27 @@ def test_statement_name(caption, name):
     assert statement_name(caption) == frozenset(words(name))
 
 
-def _statement(caption: str, label: str = "Purchases of property, plant and equipment (PP&E)") -> str:
-    return table_html([["(Millions)", "2018"]], [[label, "(1,577)"]], caption=caption)
+def _statement(caption: str | None, label: str = "Purchases of property, plant and equipment (PP&E)", section_path=()) -> dict:
+    """A stored table's payload, as search reads it."""
+    text = table_html([["(Millions)", "2018"]], [[label, "(1,577)"]], caption=caption)
+    return {"parent_text": text, "caption": caption, "section_path": list(section_path), "unit_kind": "table"}
 
 
 def test_a_query_names_the_statement_whose_every_word_it_holds():
     flows = _statement("3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)")
-    assert table_caption(flows) == "3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)"
+    assert table_caption(flows["parent_text"]) == "3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)"
     query = NamedStatements("What is the FY2018 capital expenditure? Rely on the details shown in the cash flow statement.")
     assert query.strength(flows) == 3
     assert query.strength(_statement("Consolidated Statements of Cash Flows Analysis")) == 0  # a word it does not hold
-    assert query.strength(table_html([], [["Flow", "1"]])) == 0  # no caption
+    assert query.strength(_statement(None)) == 0  # no caption, no heading
+    assert query.strength({**flows, "unit_kind": "section"}) == 0
     assert NamedStatements("What was the capital expenditure in 2018?").strength(flows) == 0
+    # a statement whose title the parser read as a heading
+    assert query.strength(_statement(None, section_path=["Financial Statements", "Consolidated Statements of Cash Flows"])) == 3
+    # a heading is a statement's title only where it titles a primary statement
+    assert statement_title(None, ["Item 8. Financial Statements and Supplementary Data"]) is None
+    assert statement_title(None, ["Consolidated Condensed Balance Sheets"]) == "Consolidated Condensed Balance Sheets"
+    assert statement_title("Table 3: Debt", ["Consolidated Condensed Balance Sheets"]) == "Table 3: Debt"
 
 
 def test_a_query_names_a_statement_by_another_of_its_names():
@@ -69,7 +78,7 @@ def test_the_statement_the_instructions_name_comes_first():
     )
     derivatives = table_html([], [["Amount", "64"]], caption="Derivative instruments")
     flows = _statement("Consolidated Statement of Cash Flows")
-    hits = _hits(["prose", flows, derivatives])
+    hits = [{"id": 0, "parent_text": "prose", "unit_kind": "section"}, {"id": 1, **flows}, {"id": 2, "parent_text": derivatives, "caption": "Derivative instruments", "unit_kind": "table"}]
     named = NamedStatements(query).strength
     assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"], statement=named)] == [1, 2, 0]
     assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"])] == [2, 0, 1]  # rows alone
@@ -89,6 +98,16 @@ def test_the_statement_the_instructions_name_comes_first():
         ("Consolidated Statement of Comprehensive Incom e Years ended December 31", None),
         ("CONSOLIDATED STATEMENTS OF COMPREHENSIVE INCOME (in millions)", None),  # not a primary statement here
         ("CONSOLIDATED STATEMENTS OF STOCKHOLDERS' EQUITY", None),
+        ("INCOME STATEMENTS", "income statement"),  # titled "... statements"
+        ("CASH FLOWS STATEMENTS", "cash flow statement"),
+        ("COMPREHENSIVE INCOME STATEMENTS", None),
+        ("Condensed Consolidated Income Statement", "income statement"),
+        ("TABLE 11: CS SELECTED INCOME STATEMENT DATA", None),  # the name must close the title
+        ("Note 10 - Balance Sheet Components", None),
+        ("Amounts Offset in the Consolidated Condensed Balance Sheets", None),  # about a statement
+        ("ANALYSIS OF THE CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS", None),
+        ("Consolidated Statements of Cash Flows for the years ended December 31, 2018", "cash flow statement"),
+        ("PFIZER INC. AND SUBSIDIARY COMPANIES CONDENSED CONSOLIDATED STATEMENTS OF INCOME", "income statement"),
         ("Table 1: Pump flow rate limits", None),
         (None, None),
     ],

@@ -1,0 +1,70 @@
+"""Which tables of a corpus are primary financial statements, as the index records them (the
+payload key ``statement``), so a change to the parser's captions and headings or to
+``statements.statement_kind`` can be checked against every filing.
+
+    python -m evidence_pipeline.evaluation.parser_quality.statements DIR_OR_PDF ... [--cache DIR]
+
+One line per statement table (kind, file, page, its title: the caption, or the heading it sits
+under, ``statements.statement_title``), then one line per file that has some statements but not
+all three kinds ("missing"), and a last line counting the tables of each kind and the files with
+all three. ``--cache`` reads parses kept by ``evidence-pipeline eval --cache``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+from evidence_pipeline.corpus import expand_paths
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.statements import STATEMENT_KINDS, statement_kind, statement_title
+from evidence_pipeline.units import build_units
+
+KINDS = tuple(names[0] for names in STATEMENT_KINDS)
+
+
+def statement_tables(doc: ParsedDoc) -> Iterator[tuple[str, int | None, str]]:
+    """(kind, first page, title) of each table unit of ``doc`` that is a primary statement; the
+    pieces of a split table count once."""
+    seen: set[str] = set()
+    for unit in build_units(doc):
+        if unit.kind != "table" or unit.parent_id in seen:
+            continue
+        seen.add(unit.parent_id)
+        title = statement_title(unit.caption, unit.section_path)
+        kind = statement_kind(title)
+        if kind:
+            yield kind, (unit.pages or [None])[0], title or ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evidence_pipeline.evaluation.parser_quality.statements", description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="+", type=Path)
+    ap.add_argument("--cache", type=Path, default=None, help="parse cache of `evidence-pipeline eval --cache`")
+    args = ap.parse_args(argv)
+    from evidence_pipeline.evaluation.runner import parse_documents
+
+    counts: Counter[str] = Counter()
+    complete = 0
+    missing: list[str] = []
+    paths = sorted(expand_paths(args.paths), key=lambda p: (str(p.parent), p.name))
+    for path in paths:
+        for parsed in parse_documents([path], with_docling=False, cache=args.cache, log=lambda message: None):
+            found = set()
+            for kind, page, title in statement_tables(parsed.parsed):
+                counts[kind] += 1
+                found.add(kind)
+                print(f"{kind:20s} {path.name}  p{page}  {title[:90]}")
+            complete += found == set(KINDS)
+            if found and found != set(KINDS):
+                missing.append(f"missing  {path.name}: {', '.join(k for k in KINDS if k not in found)}")
+    print("\n".join(missing))
+    print(", ".join(f"{kind} {counts[kind]}" for kind in KINDS) + f"; all three in {complete} of {len(paths)} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
