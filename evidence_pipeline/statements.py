@@ -58,8 +58,8 @@ def statement_name(caption: str) -> frozenset[str]:
         return (not before or before[-1] not in STOPWORDS) and (end == len(ws) or _breaks(ws[end]))
 
     for i, w in enumerate(ws):
-        if w == _BALANCE and ws[i + 1 : i + 2] == [_SHEET]:
-            return frozenset((_BALANCE, _SHEET)) if titled(i, i + 2) else frozenset()
+        if w == _BALANCE and ws[i + 1 : i + 2] == [_SHEET] and titled(i, i + 2):
+            return frozenset((_BALANCE, _SHEET))
         if w != _STATEMENT:
             continue
         if ws[i + 1 : i + 2] == [_OF]:
@@ -75,7 +75,6 @@ def statement_name(caption: str) -> frozenset[str]:
         name = [x for x in name if len(x) > 1 and x not in STOPWORDS]
         if name and titled(start, end):
             return frozenset((_STATEMENT, *name))
-        return frozenset()
     return frozenset()
 
 

@@ -107,6 +107,7 @@ def test_the_statement_the_instructions_name_comes_first():
         ("Amounts Offset in the Consolidated Condensed Balance Sheets", None),  # about a statement
         ("ANALYSIS OF THE CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS", None),
         ("Consolidated Statements of Cash Flows for the years ended December 31, 2018", "cash flow statement"),
+        ("Notes to the Financial Statements: Consolidated Statements of Cash Flows", "cash flow statement"),  # the statement it titles
         ("PFIZER INC. AND SUBSIDIARY COMPANIES CONDENSED CONSOLIDATED STATEMENTS OF INCOME", "income statement"),
         ("Table 1: Pump flow rate limits", None),
         (None, None),
