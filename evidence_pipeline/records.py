@@ -500,6 +500,7 @@ class SearchHit(Record):
     unit_kind: UnitKind
     matched_text: str
     parent_text: str
+    statement: str | None = Field(None, description='the primary financial statement the table is ("income statement", "balance sheet", "cash flow statement"), else None')
 
 
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:

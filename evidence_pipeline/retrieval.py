@@ -46,6 +46,7 @@ def to_hit(stored: StoredHit) -> SearchHit:
         unit_kind=p.unit_kind,
         matched_text=p.text,
         parent_text=p.parent_text,
+        statement=p.statement,
     )
 
 

@@ -172,7 +172,7 @@ def test_search_returns_the_statement_the_query_names(statements_store, monkeypa
     import evidence_pipeline.retrieval as retrieval
 
     hits = retrieval.search_store(*statements_store, REVENUE, k=3)
-    assert hits[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
+    assert hits[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS") and hits[0].statement == "income statement"
     monkeypatch.setattr(retrieval, "NamedStatements", lambda query: NamedStatements(""))
     plain = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert not plain[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")

@@ -16,7 +16,7 @@ __all__ = ["METADATA_KEYS", "SCORE_NOTE", "SearchOptions", "hit_metadata"]
 # The SearchHit fields an adapter puts in a document's metadata; the parent's text is the
 # document itself. ``matched_text`` is the child that ranked the parent (a row sentence,
 # a sentence of a section); ``score`` is the reciprocal-rank-fusion score (SCORE_NOTE).
-METADATA_KEYS = ("doc_id", "doc_title", "pages", "caption", "section_path", "unit_kind", "parent_id", "matched_text", "score")
+METADATA_KEYS = ("doc_id", "doc_title", "pages", "caption", "statement", "section_path", "unit_kind", "parent_id", "matched_text", "score")
 
 
 def hit_metadata(hit: SearchHit) -> dict[str, Any]:
