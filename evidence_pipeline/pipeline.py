@@ -75,7 +75,10 @@ if TYPE_CHECKING:
 # Statements of Cash Flows | 3") is a table of contents — units._page_index; a bulleted list read
 # as a grid of bullets and items is read as list items — units.bulleted_list_items; a kind of
 # structural heading printed first in an index at the back outlines nothing, and notes set larger
-# than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading).
+# than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading;
+# 20: a paragraph that is a whole Part or Item heading is that heading — headings.structural_lines;
+# a table of contents' own heading heads nothing — units._Sections.path; every table point says
+# which primary financial statement it is — payload statement, statements.statement_kind).
 PIPELINE_VERSION = "20"
 
 class PipelineOptions(BaseModel):

@@ -190,16 +190,6 @@ def row_labels(text: str) -> list[str]:
     return [html.unescape(label) for label in _BODY_ROW_LABEL.findall(text) if label.strip()]
 
 
-_CAPTION = re.compile(r"<caption>(.*?)</caption>")
-
-
-def table_caption(text: str) -> str:
-    """The caption of the first table ``table_html`` rendered into ``text``, unescaped; "" when
-    it has none."""
-    found = _CAPTION.search(text)
-    return html.unescape(found.group(1)) if found else ""
-
-
 _FIRST_BODY_ROW = re.compile(r"<tbody><tr>(.*?)</tr>")
 _CELL = re.compile(r"<td>(.*?)</td>")
 _HUNDRED_PERCENT = re.compile(r"100(?:\.0+)?\s*%")

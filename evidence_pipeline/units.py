@@ -49,6 +49,11 @@ def is_advisory(text: str) -> bool:
     return bool(_ADVISORY.match(text))
 
 
+# What names a table of contents: its heading ("TABLE OF CONTENTS:", ``_CONTENTS_HEADING``) or a
+# word of its caption or first row (``_TOC_WORDS``)
+_TOC = r"contents|list\s+of\s+(?:tables|figures)"
+
+
 class _Sections:
     """The section path in force at each point of the reading order."""
 
@@ -73,7 +78,7 @@ class _Sections:
         return [text for _, text in self._stack if not _CONTENTS_HEADING.fullmatch(text)]
 
 
-_CONTENTS_HEADING = re.compile(r"(?:(?:table\s+of\s+)?contents|list\s+of\s+(?:tables|figures))\s*:?", re.IGNORECASE)
+_CONTENTS_HEADING = re.compile(r"(?:table\s+of\s+)?(?:" + _TOC + r")\s*:?", re.IGNORECASE)
 
 
 def _near(block: TextBlock, table: Table, options: UnitOptions, above: bool) -> bool:
@@ -206,7 +211,7 @@ def _closes_page(items, i: int) -> bool:
 
 
 _PAGE_NUMBER = re.compile(r"^\d{1,4}$")
-_TOC_WORDS = re.compile(r"\b(contents|list of (tables|figures))\b", re.IGNORECASE)
+_TOC_WORDS = re.compile(r"\b(?:" + _TOC + r")\b", re.IGNORECASE)
 
 
 def is_contents_table(table: Table, caption: str | None = None, section: str | None = None, n_pages: int | None = None) -> bool:

@@ -7,11 +7,7 @@ import pytest
 
 from evidence_pipeline.row_names import promote_named_rows, words
 from evidence_pipeline.statements import NamedStatements, statement_kind, statement_name, statement_title
-from evidence_pipeline.tables import table_caption, table_html
-
-
-def _hits(texts):
-    return [{"id": n, "parent_text": t} for n, t in enumerate(texts)]
+from evidence_pipeline.tables import table_html
 
 
 @pytest.mark.parametrize(
@@ -39,7 +35,6 @@ def _statement(caption: str | None, label: str = "Purchases of property, plant a
 
 def test_a_query_names_the_statement_whose_every_word_it_holds():
     flows = _statement("3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)")
-    assert table_caption(flows["parent_text"]) == "3M Company and Subsidiaries Consolidated Statement of Cash Flows (Millions)"
     query = NamedStatements("What is the FY2018 capital expenditure? Rely on the details shown in the cash flow statement.")
     assert query.strength(flows) == 3
     assert query.strength(_statement("Consolidated Statements of Cash Flows Analysis")) == 0  # a word it does not hold

@@ -30,7 +30,7 @@ import re
 from evidence_pipeline.parser.docling_items import Entry, table_cells
 from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
-from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE, structural_kind
+from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE, structural_key, structural_kind
 from evidence_pipeline.text import DOT_LEADER_RE
 
 _DIGITS = re.compile(r"\d+")
@@ -141,11 +141,6 @@ _ANOTHER_ENTRY = re.compile(r"\b(part|item)\s+([IVXLC]+|\d{1,3}[A-Z]?)\b", re.IG
 _TITLE_WORDS = 20
 
 
-def _structural_key(text: str) -> tuple[str, str] | None:
-    m = STRUCTURAL_RE.match(text)
-    return (m.group(1).lower(), m.group(2).upper()) if m else None
-
-
 def structural_lines(entries: list[Entry]) -> None:
     """A paragraph that is a whole Part or Item heading, its title in capitals ("Item 8.
     Financial Statements and Supplementary Data."), is that heading: some filings set their
@@ -157,7 +152,7 @@ def structural_lines(entries: list[Entry]) -> None:
     statements and notes had sat under "FINANCIAL INSTRUMENTS"."""
     last: dict[tuple[str, str], Entry] = {}
     for e in entries:
-        key = _structural_key(e.text) if e.label in ("paragraph", "section_header") else None
+        key = structural_key(e.text) if e.label in ("paragraph", "section_header") else None
         if key is None:
             continue
         if e.label == "section_header":

@@ -32,11 +32,19 @@ STRUCTURAL_RE = re.compile(_STRUCTURAL_HEAD, re.IGNORECASE)
 BARE_STRUCTURAL_RE = re.compile(_STRUCTURAL_HEAD + r"\s*[:.\-–—]?\s*$", re.IGNORECASE)
 
 
-def structural_kind(text: str) -> str | None:
-    """The kind of structural heading ``text`` opens with ("part", "item", "chapter",
-    "article", "note"), lower-case; None when it opens with none."""
+def structural_key(text: str) -> tuple[str, str] | None:
+    """The kind ("part", "item", "chapter", "article", "note"; lower-case) and number
+    (upper-case: "II", "1A") of the structural heading ``text`` opens with; None when it opens
+    with none."""
     m = STRUCTURAL_RE.match(text)
-    return m.group(1).lower() if m else None
+    return (m.group(1).lower(), m.group(2).upper()) if m else None
+
+
+def structural_kind(text: str) -> str | None:
+    """The kind of structural heading ``text`` opens with (``structural_key``); None when it
+    opens with none."""
+    key = structural_key(text)
+    return key[0] if key else None
 
 
 def capital_structural(text: str) -> bool:

@@ -11,6 +11,11 @@ Three measurements of ``DoclingParser`` (the rule route unless Docling weights a
 
 ``metrics`` holds the comparison measures, ``models`` the typed report, ``rendering`` its
 console form and ``runner`` one run with one parser instance.
+
+Three commands list what a change touched, file by file: ``digest`` (one digest per file of its
+whole parse), ``table_rules`` (the tables the unit builder does not keep as tables) and
+``statements`` (the tables that are primary financial statements); the last two share their
+command line (``listing``).
 """
 
 from evidence_pipeline.evaluation.parser_quality.models import ParserQualityReport

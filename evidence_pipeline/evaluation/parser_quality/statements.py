@@ -12,13 +12,11 @@ all three. ``--cache`` reads parses kept by ``evidence-pipeline eval --cache``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Iterator
 
-from evidence_pipeline.corpus import expand_paths
+from evidence_pipeline.evaluation.parser_quality.listing import listed_corpus
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.statements import STATEMENT_KINDS, statement_kind, statement_title
 from evidence_pipeline.units import build_units
@@ -41,26 +39,19 @@ def statement_tables(doc: ParsedDoc) -> Iterator[tuple[str, int | None, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evidence_pipeline.evaluation.parser_quality.statements", description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="+", type=Path)
-    ap.add_argument("--cache", type=Path, default=None, help="parse cache of `evidence-pipeline eval --cache`")
-    args = ap.parse_args(argv)
-    from evidence_pipeline.evaluation.runner import parse_documents
-
+    paths, parses = listed_corpus("evidence_pipeline.evaluation.parser_quality.statements", __doc__, argv)
     counts: Counter[str] = Counter()
     complete = 0
     missing: list[str] = []
-    paths = sorted(expand_paths(args.paths), key=lambda p: (str(p.parent), p.name))
-    for path in paths:
-        for parsed in parse_documents([path], with_docling=False, cache=args.cache, log=lambda message: None):
-            found = set()
-            for kind, page, title in statement_tables(parsed.parsed):
-                counts[kind] += 1
-                found.add(kind)
-                print(f"{kind:20s} {path.name}  p{page}  {title[:90]}")
-            complete += found == set(KINDS)
-            if found and found != set(KINDS):
-                missing.append(f"missing  {path.name}: {', '.join(k for k in KINDS if k not in found)}")
+    for path, doc in parses:
+        found = set()
+        for kind, page, title in statement_tables(doc):
+            counts[kind] += 1
+            found.add(kind)
+            print(f"{kind:20s} {path.name}  p{page}  {title[:90]}")
+        complete += found == set(KINDS)
+        if found and found != set(KINDS):
+            missing.append(f"missing  {path.name}: {', '.join(k for k in KINDS if k not in found)}")
     print("\n".join(missing))
     print(", ".join(f"{kind} {counts[kind]}" for kind in KINDS) + f"; all three in {complete} of {len(paths)} files")
     return 0

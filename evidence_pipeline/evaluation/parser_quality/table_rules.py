@@ -13,13 +13,11 @@ bytes, parser and pipeline version) instead of parsing again.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Iterator
 
-from evidence_pipeline.corpus import expand_paths
+from evidence_pipeline.evaluation.parser_quality.listing import listed_corpus
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.units import bulleted_list_items, is_contents_table
 
@@ -38,19 +36,12 @@ def table_rules(doc: ParsedDoc) -> Iterator[tuple[str, int | None, list[str]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evidence_pipeline.evaluation.parser_quality.table_rules", description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="+", type=Path)
-    ap.add_argument("--cache", type=Path, default=None, help="parse cache of `evidence-pipeline eval --cache`")
-    args = ap.parse_args(argv)
-    from evidence_pipeline.evaluation.runner import parse_documents
-
+    paths, parses = listed_corpus("evidence_pipeline.evaluation.parser_quality.table_rules", __doc__, argv)
     counts: Counter[str] = Counter()
-    paths = sorted(expand_paths(args.paths), key=lambda p: (str(p.parent), p.name))
-    for path in paths:
-        for parsed in parse_documents([path], with_docling=False, cache=args.cache, log=lambda message: None):
-            for rule, page, first in table_rules(parsed.parsed):
-                counts[rule] += 1
-                print(f"{rule:8s} {path.name}  p{page}  {' | '.join(c for c in first if c.strip())[:100]}")
+    for path, doc in parses:
+        for rule, page, first in table_rules(doc):
+            counts[rule] += 1
+            print(f"{rule:8s} {path.name}  p{page}  {' | '.join(c for c in first if c.strip())[:100]}")
     print(" ".join(f"{rule} {counts[rule]}" for rule in ("contents", "index", "list")) + f" in {len(paths)} files")
     return 0
 
