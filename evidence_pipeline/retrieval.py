@@ -270,13 +270,16 @@ def search_store(
     statements = NamedStatements(query)
 
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
+        # the statements a query asks a measure of are those of the documents it is about: the
+        # routed ones, or the caller's (``NamedStatements.without_measures``)
+        named = statements if ids else statements.without_measures()
         if not hybrid:
             found = store.sparse_search(sparse, depth, doc_ids=ids)
-            return promote_named_rows(found, query, _parent_text, statement=_statement_strength(statements))[:k]
+            return promote_named_rows(found, query, _parent_text, statement=_statement_strength(named))[:k]
         fused = store.hybrid_search(list(dense), sparse, depth, doc_ids=ids)
         found = with_lexical(fused, store.sparse_search(sparse, LEXICAL_TABLES, doc_ids=ids, unit_kind="table"))
-        found = with_statements(found, store, sparse, statements, ids)
-        return promote_named_rows(found, query, _parent_text, depth=len(found), statement=_statement_strength(statements))[:k]
+        found = with_statements(found, store, sparse, named, ids)
+        return promote_named_rows(found, query, _parent_text, depth=len(found), statement=_statement_strength(named))[:k]
 
     routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):

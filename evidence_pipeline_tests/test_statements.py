@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.row_names import promote_named_rows, words
-from evidence_pipeline.statements import NamedStatements, statement_kind, statement_name, statement_title
+from evidence_pipeline.statements import MEASURED, NamedStatements, statement_kind, statement_name, statement_title
 from evidence_pipeline.tables import table_html
 
 
@@ -40,7 +40,7 @@ def test_a_query_names_the_statement_whose_every_word_it_holds():
     assert query.strength(_statement("Consolidated Statements of Cash Flows Analysis")) == 0  # a word it does not hold
     assert query.strength(_statement(None)) == 0  # no caption, no heading
     assert query.strength({**flows, "unit_kind": "section"}) == 0
-    assert NamedStatements("What was the capital expenditure in 2018?").strength(flows) == 0
+    assert NamedStatements("What was the capital expenditure in 2018?").strength(flows) == 0  # no stored kind
     # a statement whose title the parser read as a heading
     assert query.strength(_statement(None, section_path=["Financial Statements", "Consolidated Statements of Cash Flows"])) == 3
     # a heading is a statement's title only where it titles a primary statement
@@ -115,8 +115,48 @@ def test_statement_kind(caption, kind):
 def test_the_kinds_a_query_names():
     assert NamedStatements("Use the P&L statement and the statement of financial position.").kinds == ("income statement", "balance sheet")
     assert NamedStatements("shown in the statement of income").kinds == ("income statement",)
-    assert NamedStatements("What was the operating income in 2017?").kinds == ()
-    assert NamedStatements("What is the cash flow from operations?").kinds == ()  # no statement: a row
+    assert NamedStatements("What was the operating income in 2017?").named == ()
+    assert NamedStatements("What were the restructuring charges in 2017?").kinds == ()
+    # no statement named; the measure it asks is the cash flow statement's (``STATEMENT_MEASURES``)
+    cash = NamedStatements("What is the cash flow from operations?")
+    assert (cash.named, cash.measured, cash.kinds) == ((), ("cash flow statement",), ("cash flow statement",))
+
+
+@pytest.mark.parametrize(
+    "query, measured",
+    [
+        ("In Intel's Q3 2022 report, compare the capital expenditure data with future investment plans.", ("cash flow statement",)),
+        ("How did Amazon's operational expenditures stack up against its earnings in Q1 2023?", ("income statement",)),
+        ("In the first quarter of 2023, what was Amazon's R&D expenditure?", ("income statement",)),
+        ("What do the inventory levels in Microsoft's Q3 2022 report suggest?", ("balance sheet",)),
+        ("What was the total revenue and the operating cash flow in FY2019?", ("income statement", "cash flow statement")),
+        # a measure a name qualifies is a part's: a segment's, a product's, a line's
+        ("What operating income did AAPL's Europe segment report in Q1 fiscal 2023?", ()),
+        ("What was Apple's Services gross margin in Q3 fiscal 2022?", ()),
+        ("How much short-term unearned revenue did Microsoft report?", ()),
+        ("How much taxes payable did NVIDIA include in accrued and other current liabilities?", ()),
+        ("What is the pump flow rate of Aqueous Phase 1?", ()),
+    ],
+)
+def test_the_statements_a_query_asks_a_measure_of(query, measured):
+    assert NamedStatements(query).measured == measured
+
+
+def test_without_measures_keeps_the_statements_named():
+    asked = NamedStatements("What was the capital expenditure? Use the statement of income.")
+    bare = asked.without_measures()
+    assert (bare.named, bare.measured, bare.kinds) == (("income statement",), (), ("income statement",))
+    assert asked.kinds == ("income statement", "cash flow statement")  # the original is unchanged
+
+
+def test_a_statement_named_comes_before_one_asked_a_measure_of():
+    flows = {**_statement("Consolidated Statements of Cash Flows"), "statement": "cash flow statement"}
+    income = {**_statement("Consolidated Statements of Operations"), "statement": "income statement"}
+    asked = NamedStatements("What was the capital expenditure and the net income in 2018? Use the statement of income.")
+    assert (asked.named, asked.measured) == (("income statement",), ("cash flow statement",))
+    assert asked.strength(income) == 2 and asked.strength(flows) == MEASURED == 1
+    assert asked.strength({**flows, "unit_kind": "section"}) == 0
+    assert NamedStatements("What was the capital expenditure in 2018?").strength({**income, "statement": "income statement"}) == 0
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +211,25 @@ def test_search_returns_the_statement_the_query_names(statements_store, monkeypa
     monkeypatch.setattr(retrieval, "NamedStatements", lambda query: NamedStatements(""))
     plain = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert not plain[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
+
+
+CAPEX = "What was Amazon's capital expenditure in 2017?"
+
+
+def test_search_returns_the_statement_a_measure_is_asked_of(statements_store, monkeypatch):
+    """No row is named "capital expenditure" (the statement prints "Purchases of property and
+    equipment"); the measure is the cash flow statement's."""
+    import evidence_pipeline.retrieval as retrieval
+    import evidence_pipeline.statements as statements
+
+    hits = retrieval.search_store(*statements_store, CAPEX, k=3)
+    assert hits[0].statement == "cash flow statement"
+    # a query that names no document: a measure names no statement over every document, only
+    # within the documents the caller gives
+    unrouted = "What was the capital expenditure in 2017?"
+    assert retrieval.search_store(*statements_store, unrouted, k=3)[0].statement != "cash flow statement"
+    given = retrieval.search_store(*statements_store, unrouted, k=3, doc_ids=["AMAZON_2017_10K"])
+    assert given[0].statement == "cash flow statement"
+    monkeypatch.setattr(statements, "STATEMENT_MEASURES", {})
+    plain = retrieval.search_store(*statements_store, CAPEX, k=3)
+    assert plain[0].statement != "cash flow statement"
