@@ -242,10 +242,16 @@ class Embedder:
 
     @property
     def cache_id(self) -> str:
-        """The model and what ran it: the key of cached vectors (``evaluation.cache``), so
-        figures of one backend are never computed from another's vectors."""
+        """The model and what ran it (the backend, and for ONNX its export's version): the key of
+        cached vectors (``evaluation.cache``), so figures of one backend or one quantization are
+        never computed from another's vectors."""
         backend = self.running_backend
-        return self.model_id if backend == "torch" else f"{self.model_id}@{backend}"
+        if backend == "torch":
+            return self.model_id
+        from evidence_pipeline.embedding_onnx import EXPORT_VERSION
+
+        # an export of another version (another quantization) gives other vectors
+        return f"{self.model_id}@{backend}.{EXPORT_VERSION}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``, in order. A text given more than once (children that

@@ -38,7 +38,7 @@ import numpy as np
 from evidence_pipeline.embedding_quant import quantize_per_token
 
 # Bumped when what is exported (graph inputs/outputs, opset, quantization) changes.
-EXPORT_VERSION = "1"
+EXPORT_VERSION = "2"  # 2: uint8 weights, no int16 saturation on AVX2 (embedding_quant)
 # onnx: fp32. onnx-int8: every MatMul int8. onnx-int8-mixed: int8 but for the feed-forward
 # down-projections (the MatMuls that narrow, intermediate -> hidden), which stay fp32.
 # onnx-int8-token: every MatMul with a constant weight int8, with one activation scale per token
@@ -214,7 +214,8 @@ def _quantize_int8(source: Path, target: Path, keep_down_projections: bool = Fal
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # "consider pre-processing" advice on the root logger
     try:
-        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=exclude)
+        # uint8 weights: a u8 x s8 GEMM saturates on CPUs without AVX-512 VNNI (embedding_quant)
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QUInt8, per_channel=True, nodes_to_exclude=exclude)
     finally:
         quiet.setLevel(level)
 

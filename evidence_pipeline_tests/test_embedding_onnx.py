@@ -184,6 +184,9 @@ def test_cache_ids_keep_backends_apart():
     ids = {b: _embedder(b).cache_id for b in ("torch", *VARIANTS)}
     assert len(set(ids.values())) == len(ids) and ids["torch"] == _embedder("torch").model_id
     assert len({_embedder(b).model_id for b in ids}) == 1  # one model: a store is searchable with any backend
+    from evidence_pipeline.embedding_onnx import EXPORT_VERSION
+
+    assert ids["onnx-int8-token"].endswith(f"@onnx-int8-token.{EXPORT_VERSION}")  # another quantization, other vectors
 
 
 def test_a_model_folder_onnx_cannot_run_falls_back_to_torch_in_one_line(tmp_path, capsys, sample_texts):

@@ -10,7 +10,7 @@ import pytest
 
 from evidence_pipeline.embedding import Embedder, resolve_model
 from evidence_pipeline.embedding_onnx import MODEL_FILE, ModelLayout, export_dir
-from evidence_pipeline.embedding_quant import per_token_int8, quantize_weight
+from evidence_pipeline.embedding_quant import ZERO_POINT, as_uint8, per_token_int8, quantize_weight
 from evidence_pipeline.settings import EmbeddingSettings
 
 TOKEN = "onnx-int8-token"
@@ -53,6 +53,9 @@ def test_weights_are_symmetric_int8_per_output_column(onnx_cache):
     assert quantized.dtype == np.int8 and quantized.shape == weight.shape and scale.shape == (weight.shape[1],)
     assert int(np.abs(quantized.astype(np.int16)).max(axis=0).min()) == 127  # each column uses its full range
     assert int(quantized.min()) >= -127  # symmetric: -128 never used
+    # stored as uint8 around the zero point: the same values, for a GEMM that cannot saturate
+    stored = as_uint8(quantized)
+    assert stored.dtype == np.uint8 and np.array_equal(stored.astype(np.int16) - ZERO_POINT, quantized)
     assert float(np.abs(quantized * scale - weight).max()) <= float(scale.max()) / 2 + 1e-7
 
 
@@ -176,7 +179,7 @@ def _bias_folded_into_the_kernel(model):
             add = following[0]
             bias = [i for i in add.input if i in constants]
             if len(bias) == 1:
-                node.input.extend(["", bias[0]])
+                node.input.extend([""] * (6 - len(node.input)) + [bias[0]])  # the 7th input: bias
                 node.output[0] = add.output[0]
                 dropped.append(add)
     for add in dropped:
