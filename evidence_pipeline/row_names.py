@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from evidence_pipeline.bm25_query import STOPWORDS, light_stem
 from evidence_pipeline.store.base import RRF_K
@@ -257,12 +257,16 @@ class QueryWords:
 
     def holds(self, phrase: Sequence[str]) -> bool:
         """``phrase`` occurs in the query word for word, in order."""
+        return any(True for _ in self.starts(phrase))
+
+    def starts(self, phrase: Sequence[str]) -> Iterator[int]:
+        """Where ``phrase`` opens in the query, word for word, in order (indexes of ``forms``)."""
         if not phrase or not self.known.issuperset(phrase):  # most labels share a word or none
-            return False
+            return
         n = len(phrase)
-        return any(
-            all(w in f for w, f in zip(phrase, self.forms[i : i + n])) for i in range(len(self.forms) - n + 1)
-        )
+        for i in range(len(self.forms) - n + 1):
+            if all(w in f for w, f in zip(phrase, self.forms[i : i + n])):
+                yield i
 
 
 # Where a query's question opens: after the last sentence end or colon before its first question

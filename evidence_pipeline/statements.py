@@ -214,12 +214,16 @@ def statement_title(caption: str | None, section_path: Sequence[str]) -> str | N
 _WHOLE = (STOPWORDS - {"and", "or"}) | frozenset(words("s total consolidated quarterly annual fiscal reported year quarter period"))
 
 
-def _asks(asked: list[str], measure: list[str]) -> bool:
-    """``measure`` occurs in the query's words ``asked`` with nothing naming a part before it."""
-    n = len(measure)
+@functools.lru_cache(maxsize=256)
+def _measure_words(measure: str) -> tuple[str, ...]:
+    return tuple(words(measure))
+
+
+def _asks(held: QueryWords, measure: str) -> bool:
+    """``measure`` occurs in the query with nothing naming a part before it."""
     return any(
-        asked[i : i + n] == measure and (i == 0 or asked[i - 1] in _WHOLE or any(c.isdigit() for c in asked[i - 1]))
-        for i in range(len(asked) - n + 1)
+        i == 0 or held.forms[i - 1] & _WHOLE or any(c.isdigit() for f in held.forms[i - 1] for c in f)
+        for i in held.starts(_measure_words(measure))
     )
 
 
@@ -238,22 +242,24 @@ class NamedStatements:
         self.words = held.known
         self.named = tuple(names[0] for names in STATEMENT_KINDS if any(held.holds(words(n)) for n in names))
         """The usual names of the primary statements the query names, by any of their names."""
-        asked = words(query)
         # a segment's revenue or operating income is the segment note's, not the statement's total
-        self.measured = () if _SEGMENT in asked else tuple(
+        self.measured = () if _SEGMENT in held.known else tuple(
             kind
             for kind, measures in STATEMENT_MEASURES.items()
-            if kind not in self.named and any(_asks(asked, words(m)) for m in measures)
+            if kind not in self.named and any(_asks(held, m) for m in measures)
         )
         """The statements the query asks a measure of (``STATEMENT_MEASURES``) and does not name."""
-        self.kinds = self.named + self.measured
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
         """The statements to fetch as candidates (``retrieval.with_statements``)."""
+        return self.named + self.measured
 
     def without_measures(self) -> "NamedStatements":
         """These statements less those only asked a measure of: a measure asks for the statement of
         the document a query is about, and over every document it would name every filing's."""
         named = copy.copy(self)
-        named.measured, named.kinds = (), self.named
+        named.measured = ()
         return named
 
     def strength(self, payload: Mapping[str, Any]) -> int:
