@@ -78,8 +78,11 @@ if TYPE_CHECKING:
 # than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading;
 # 20: a paragraph that is a whole Part or Item heading is that heading — headings.structural_lines;
 # a table of contents' own heading heads nothing — units._Sections.path; every table point says
-# which primary financial statement it is — payload statement, statements.statement_kind).
-PIPELINE_VERSION = "20"
+# which primary financial statement it is — payload statement, statements.statement_kind);
+# 21: a heading that opens with an initialism ("U.S. Cell Phone Litigation") is levelled by its
+# style, not as a section lettered "U." — docling_patches.initialisms_are_not_numbering; a line of
+# dates only ("Apr 1, 2023 Dec 31, 2022") is no heading — headings._DATES_ONLY).
+PIPELINE_VERSION = "21"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -137,6 +137,42 @@ def test_amounts_and_row_labels_are_not_headings():
         assert not not_a_heading(line), line
 
 
+def test_a_line_of_dates_only_is_no_heading():
+    # a balance sheet's column heads left above it (Intel), a dividends table's dates (Microsoft)
+    for line in ("Apr 1, 2023 Dec 31, 2022", "September 20, 2022", "Sept. 30, 2022", "June 30, 2023", "May 2023"):
+        assert not_a_heading(line), line
+    for line in ("June 2023 Results", "Marketing 2023", "December 31, 2022 Compared to 2021", "Fiscal 2023"):
+        assert not not_a_heading(line), line
+
+
+def test_an_initialism_is_no_numbering_marker():
+    """Docling's heading-level stage had read "U.S." as the marker of a section lettered "U."."""
+    import docling.models.stages.heading_hierarchy.heading_hierarchy_model as hierarchy
+
+    from evidence_pipeline.parser.docling_patches import initialisms_are_not_numbering
+
+    initialisms_are_not_numbering()
+    initialisms_are_not_numbering()  # a second call changes nothing
+    assert hierarchy._parse_marker("U.S. Cell Phone Litigation") is None
+    assert hierarchy._parse_marker("e.g. Line Clearance") is None
+    assert hierarchy._parse_marker("A. Scope").family == "alpha_u"
+    assert hierarchy._parse_marker("4.2 Acceptance limits").family == "dotted"
+
+
+def test_a_heading_that_opens_with_an_initialism_is_a_sibling_of_its_neighbours():
+    # Microsoft's Note 14 prints "U.S. Cell Phone Litigation" and "Other Contingencies" alike;
+    # the first had outranked the second and taken it in ("NOTE 14 — CONTINGENCIES > U.S. Cell
+    # Phone Litigation > Other Contingencies" on the accrued legal liabilities)
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 MSFT.pdf", pages=(17, 29))
+    heads = {b.text: b.level for b in doc.blocks if b.label == "section_header"}
+    assert heads["U.S. Cell Phone Litigation"] == heads["Other Contingencies"], heads
+    accrued = [u for u in build_units(doc) if "accrued aggregate legal liabilities" in u.text]
+    paths = [u.section_path for u in accrued]
+    assert paths and all(p[-1] == "Other Contingencies" and "U.S. Cell Phone Litigation" not in p for p in paths), paths
+
+
 def test_table_of_contents_entries_are_not_headings():
     for line in ("3 STUDY ELIGIBILITY, ENROLLMENT AND CONSENTING ............................ 10",
                  "12 ETHICAL CONSIDERATIONS (AND INFORMED CONSENT) . . . . . . . . . . 25",

@@ -56,6 +56,9 @@ class DoclingParser:
         from docling.datamodel.pipeline_options import HeadingHierarchyOptions, PdfPipelineOptions
         from docling.document_converter import DocumentConverter, PdfFormatOption
 
+        from evidence_pipeline.parser import docling_patches
+
+        docling_patches.initialisms_are_not_numbering()
         heading = HeadingHierarchyOptions(enabled=True)
         if self.settings.docling_artifacts:
             # Docling's own layout model and TableFormer from pre-downloaded weights.

@@ -14,12 +14,15 @@ harmless. Nothing here holds per-conversion state (see ``conversion_state``).
    module hands out that factory instead of the default one.
 4. ``skip_page_images``: the preprocessing stage of a rule pipeline renders no page image
    (the rule models read text cells and shapes only, never pixels).
+5. ``initialisms_are_not_numbering``: the heading-level stage reads no numbering marker in a
+   heading that opens with an initialism ("U.S. Cell Phone Litigation" is not section "U.").
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+import re
 from contextlib import contextmanager
 
 from docling.models.factories.table_factory import TableStructureFactory
@@ -83,3 +86,29 @@ def rule_table_factory(factory: TableStructureFactory) -> Iterator[None]:
 def skip_page_images(preprocessing_model) -> None:
     """This pipeline's preprocessing model asks for no page image (it asked for one at scale 1)."""
     preprocessing_model._populate_page_images = lambda page: page
+
+
+# "U.S.", "U.K.", "e.g.": letters each followed by a dot, with no space between them
+INITIALISM_RE = re.compile(r"^\s*\(?\s*[A-Za-z]\.[A-Za-z]\.")
+
+
+def initialisms_are_not_numbering() -> None:
+    """Docling's heading-level stage reads a heading's leading "A." or "(b)" as a numbering
+    marker and ranks numbered headings apart from the rest (``heading_hierarchy_model``). It read
+    "U.S." that way: in real filings every "U.S. ..." heading outranked the headings beside it
+    and took them in ("NOTE 14 — CONTINGENCIES > U.S. Cell Phone Litigation > Other
+    Contingencies" in Microsoft's 10-Qs; Pfizer's "Docetaxel ..." inquiry under "U.S. Department
+    of Justice ..."). An initialism is a word, not a marker: such a heading is levelled by its
+    style, as its neighbours are."""
+    import docling.models.stages.heading_hierarchy.heading_hierarchy_model as hierarchy
+
+    with _lock:
+        parse_marker = hierarchy._parse_marker
+        if getattr(parse_marker, "_skips_initialisms", False):
+            return
+
+        def marker(text: str):
+            return None if INITIALISM_RE.match(text or "") else parse_marker(text)
+
+        marker._skips_initialisms = True  # type: ignore[attr-defined]
+        hierarchy._parse_marker = marker

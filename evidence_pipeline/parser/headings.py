@@ -16,7 +16,8 @@ every page opens a new section on each. These rules settle that from the documen
   "Item 2." with its title beside it on the same line is one heading; numbered kinds repeat
   with other numbers ("Item 1.", "Item 2.", ...) without becoming running heads;
 - a line that opens with an amount ("(300) Q1 Operating income", "2,722 ...") or ends with a
-  currency sign is a chart label or a table row, never a heading;
+  currency sign is a chart label or a table row, never a heading; nor is a line of dates only
+  ("Apr 1, 2023 Dec 31, 2022");
 - an unnumbered heading set in capitals, or followed by a table note (a line, or a top cell of
   the table itself), directly above a table
   that has no caption (nothing but table notes and loose column-head words between them)
@@ -56,6 +57,12 @@ _PERIOD_HEAD = re.compile(
     re.IGNORECASE,
 )
 
+# "Apr 1, 2023 Dec 31, 2022", "September 20, 2022", "June 30, 2023": nothing but dates, a
+# table's column heads or a row's first cell set apart from its table, or a cover's date line
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DATE = rf"(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}})"
+_DATES_ONLY = re.compile(rf"^\s*(?:as\s+of\s+)?{_DATE}(?:\s*(?:,|and|&|to|[-\u2013\u2014])?\s*{_DATE})*\s*,?\s*$", re.IGNORECASE)
+
 
 # what a table's unit line speaks of: "(In millions)", "(Dollars in thousands, except per share
 # amounts)", "(Unaudited)", "(%)". A longer parenthesised line without such a word is a label
@@ -78,7 +85,7 @@ def not_a_heading(text: str) -> bool:
         or letter_weight(text) < 3
         or bool(_CHECKBOX.match(text) or _AMOUNT_FIRST.match(text) or _FIGURE_PAIR_FIRST.match(text) or _CURRENCY_LAST.search(text))
         or bool(DOT_LEADER_RE.search(text))  # a contents line
-        or bool(_PERIOD_HEAD.match(text))
+        or bool(_PERIOD_HEAD.match(text) or _DATES_ONLY.match(text))
     )
 
 
