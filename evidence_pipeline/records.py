@@ -177,14 +177,18 @@ class DocumentCard(Record):
     identifiers: list[str] = Field(default_factory=list)
 
     @property
+    def known_as(self) -> list[str]:
+        """Every name the document's issuer goes by: legal name, other names, tickers, once each."""
+        return list(dict.fromkeys(n for n in [self.organisation, *self.names, *self.tickers] if n))
+
+    @property
     def retrieval_text(self) -> str:
         """One sentence that says which document this is, embedded as the card's own child."""
         parts = [self.title]
         if self.doc_type and self.doc_type.lower() not in self.title.lower():
             parts.append(self.doc_type)
-        names = [n for n in [self.organisation, *self.names, *self.tickers] if n]
-        if names:
-            parts.append("issued by " + ", ".join(dict.fromkeys(names)))
+        if self.known_as:
+            parts.append("issued by " + ", ".join(self.known_as))
         if self.fiscal_quarter and self.fiscal_year:
             parts.append(f"fiscal Q{self.fiscal_quarter} {self.fiscal_year}")
         elif self.fiscal_year:

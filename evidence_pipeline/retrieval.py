@@ -267,7 +267,11 @@ def search_store(
     sparse = SparseEncoder().encode_query(query)
 
     depth = max(k, NAMED_ROW_DEPTH)
-    statements = NamedStatements(query)
+    routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
+    # the documents the query is about: a measure after one of their names is the company's own
+    about = routed_docs or doc_ids or ()
+    cards = routing_index(store).cards if about else {}
+    statements = NamedStatements(query, names=[n for d in about if d in cards for n in cards[d].known_as])
 
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
         # the statements a query asks a measure of are those of the documents it is about: the
@@ -281,7 +285,6 @@ def search_store(
         found = with_statements(found, store, sparse, named, ids)
         return promote_named_rows(found, query, _parent_text, depth=len(found), statement=_statement_strength(named))[:k]
 
-    routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
     if routed_docs and set(routed_docs) != set(doc_ids or ()):
         routed = ranked(routed_docs)
         if routing.mode == "first":

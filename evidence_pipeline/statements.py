@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from evidence_pipeline.bm25_query import STOPWORDS
 from evidence_pipeline.row_names import QueryWords, words
@@ -219,10 +219,11 @@ def _measure_words(measure: str) -> tuple[str, ...]:
     return tuple(words(measure))
 
 
-def _asks(held: QueryWords, measure: str) -> bool:
-    """``measure`` occurs in the query with nothing naming a part before it."""
+def _asks(held: QueryWords, measure: str, after_names: frozenset[int] = frozenset()) -> bool:
+    """``measure`` occurs in the query with nothing naming a part before it: nothing, a word of the
+    whole (``_WHOLE``), a figure, or a name of the document (``after_names``: where one ends)."""
     return any(
-        i == 0 or held.forms[i - 1] & _WHOLE or any(c.isdigit() for f in held.forms[i - 1] for c in f)
+        i == 0 or i in after_names or held.forms[i - 1] & _WHOLE or any(c.isdigit() for f in held.forms[i - 1] for c in f)
         for i in held.starts(_measure_words(measure))
     )
 
@@ -237,8 +238,14 @@ class NamedStatements:
     where a question says which statement to use ("... by relying on the details shown in the
     cash flow statement")."""
 
-    def __init__(self, query: str):
+    def __init__(self, query: str, names: Iterable[str] = ()):
+        """``names``: what the documents the query is about go by (``DocumentCard.known_as``). A
+        measure right after one of them, whole, is the company's own as after a possessive ("Intel
+        revenue", "AAPL net income"); a word of a name alone is not ("MGM Resorts International"
+        does not make "international revenue" the whole company's)."""
         held = QueryWords(query)
+        keyed = {tuple(words(name)) for name in names}
+        after_names = frozenset(start + len(name) for name in keyed if name for start in held.starts(name))
         self.words = held.known
         self.named = tuple(names[0] for names in STATEMENT_KINDS if any(held.holds(words(n)) for n in names))
         """The usual names of the primary statements the query names, by any of their names."""
@@ -246,7 +253,7 @@ class NamedStatements:
         self.measured = () if _SEGMENT in held.known else tuple(
             kind
             for kind, measures in STATEMENT_MEASURES.items()
-            if kind not in self.named and any(_asks(held, m) for m in measures)
+            if kind not in self.named and any(_asks(held, m, after_names) for m in measures)
         )
         """The statements the query asks a measure of (``STATEMENT_MEASURES``) and does not name."""
 

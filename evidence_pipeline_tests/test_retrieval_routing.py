@@ -119,3 +119,19 @@ def test_a_statement_comes_back_whole_with_its_later_rows(filings, store):
     hits = search_store(*store, "Apple diluted shares used in computing earnings per share, three months ended June 25, 2022", k=3)
     table = next(h for h in hits if h.unit_kind == "table")
     assert table.pages == [4] and first_row in table.parent_text and last_row in table.parent_text
+
+
+def test_a_measure_right_after_the_issuers_name_asks_for_its_statement(store, monkeypatch):
+    """"Apple revenue", "AAPL revenue": no possessive, no row named (the statement prints "Total
+    net sales"). The names the card gives the routed filing make the measure the company's, so
+    the income statement comes first; without them "Apple" could name a part, and it does not."""
+    from evidence_pipeline.records import DocumentCard
+    from evidence_pipeline.retrieval import search_store
+
+    queries = ("Apple revenue for the quarter ended June 25, 2022", "AAPL revenue in Q3 2022")
+    for query in queries:
+        first = search_store(*store, query, k=3)[0]
+        assert (first.doc_id, first.statement) == ("2022 Q3 AAPL", "income statement"), query
+    monkeypatch.setattr(DocumentCard, "known_as", property(lambda card: []))
+    for query in queries:
+        assert search_store(*store, query, k=3)[0].statement != "income statement", query

@@ -142,6 +142,29 @@ def test_the_statements_a_query_asks_a_measure_of(query, measured):
     assert NamedStatements(query).measured == measured
 
 
+INTEL = ["INTEL CORPORATION", "INTEL", "INTC"]
+MGM = ["MGM Resorts International", "MGM Resorts", "MGM"]
+
+
+@pytest.mark.parametrize(
+    "query, names, measured",
+    [
+        # a measure right after a name of the document is the company's whole, as after a possessive
+        ("Intel revenue in Q1 2023", INTEL, ("income statement",)),
+        ("INTC net income for the quarter", INTEL, ("income statement",)),
+        ("Intel Corporation operating cash flow", INTEL, ("cash flow statement",)),
+        ("MGM Resorts International revenue in 2022", MGM, ("income statement",)),
+        # without the document's names, a word before the measure may name a part
+        ("Intel revenue in Q1 2023", [], ()),
+        # a word of a name alone is not the name; a part after the name is still a part
+        ("international revenue of MGM", MGM, ()),
+        ("Intel data center revenue", INTEL, ()),
+    ],
+)
+def test_a_measure_after_a_name_of_the_document(query, names, measured):
+    assert NamedStatements(query, names=names).measured == measured
+
+
 def test_without_measures_keeps_the_statements_named():
     asked = NamedStatements("What was the capital expenditure? Use the statement of income.")
     bare = asked.without_measures()
@@ -208,7 +231,7 @@ def test_search_returns_the_statement_the_query_names(statements_store, monkeypa
 
     hits = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert hits[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS") and hits[0].statement == "income statement"
-    monkeypatch.setattr(retrieval, "NamedStatements", lambda query: NamedStatements(""))
+    monkeypatch.setattr(retrieval, "NamedStatements", lambda query, **kw: NamedStatements(""))
     plain = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert not plain[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
 
@@ -233,3 +256,4 @@ def test_search_returns_the_statement_a_measure_is_asked_of(statements_store, mo
     monkeypatch.setattr(statements, "STATEMENT_MEASURES", {})
     assert ranking(CAPEX)[0][1] != "cash flow statement"
     assert ranking(unrouted) == asked[unrouted]  # over every document a measure moves nothing
+
