@@ -267,11 +267,12 @@ def search_store(
     sparse = SparseEncoder().encode_query(query)
 
     depth = max(k, NAMED_ROW_DEPTH)
-    routed_docs = [] if routing.mode == "off" else routed_documents(query, routing_index(store), routing, doc_ids)
+    index = routing_index(store) if routing.mode != "off" or doc_ids else None
+    routed_docs = [] if routing.mode == "off" else routed_documents(query, index, routing, doc_ids)
     # the documents the query is about: a measure after one of their names is the company's own
-    about = routed_docs or doc_ids or ()
-    cards = routing_index(store).cards if about else {}
-    statements = NamedStatements(query, names=[n for d in about if d in cards for n in cards[d].known_as])
+    cards = index.cards if index is not None else {}
+    about = [d for d in routed_docs or doc_ids or () if d in cards]
+    statements = NamedStatements(query, names=[n for d in about for n in cards[d].known_as])
 
     def ranked(ids: Sequence[str] | None) -> list[StoredHit]:
         # the statements a query asks a measure of are those of the documents it is about: the

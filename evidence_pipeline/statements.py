@@ -247,7 +247,7 @@ class NamedStatements:
         keyed = {tuple(words(name)) for name in names}
         after_names = frozenset(start + len(name) for name in keyed if name for start in held.starts(name))
         self.words = held.known
-        self.named = tuple(names[0] for names in STATEMENT_KINDS if any(held.holds(words(n)) for n in names))
+        self.named = tuple(kind[0] for kind in STATEMENT_KINDS if any(held.holds(words(n)) for n in kind))
         """The usual names of the primary statements the query names, by any of their names."""
         # a segment's revenue or operating income is the segment note's, not the statement's total
         self.measured = () if _SEGMENT in held.known else tuple(

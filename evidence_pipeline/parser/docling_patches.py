@@ -20,9 +20,9 @@ harmless. Nothing here holds per-conversion state (see ``conversion_state``).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
-import re
 from contextlib import contextmanager
 
 from docling.models.factories.table_factory import TableStructureFactory
