@@ -187,8 +187,9 @@ class DocumentCard(Record):
         parts = [self.title]
         if self.doc_type and self.doc_type.lower() not in self.title.lower():
             parts.append(self.doc_type)
-        if self.known_as:
-            parts.append("issued by " + ", ".join(self.known_as))
+        known_as = self.known_as
+        if known_as:
+            parts.append("issued by " + ", ".join(known_as))
         if self.fiscal_quarter and self.fiscal_year:
             parts.append(f"fiscal Q{self.fiscal_quarter} {self.fiscal_year}")
         elif self.fiscal_year:
