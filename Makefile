@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo celery-demo test dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols bench parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo lint test test-fast test-noshared test-isolated dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols eval-sponsor eval-finance-all eval-lookup lookup-questions bench report parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -13,7 +13,8 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,ocr]'
+	$(PY) -m pip install --quiet -e '.[test,ocr,lint]'
+	$(BIN)/evidence-pipeline prepare-model
 	touch $@
 
 install: $(VENV)/.installed
@@ -38,14 +39,42 @@ celery-demo: corpus
 	rm -rf $(CELERY_DEMO_OUT)
 	$(PY) -m evidence_pipeline.tools.celery_backfill $(CELERY_DEMO_DOCS) --workers 2 --out $(CELERY_DEMO_OUT)
 
+# ruff over the repository (rules and width in pyproject.toml), then mypy over the core packages
+# ([tool.mypy]). `ruff check --fix .` and `ruff format .` make the first two pass.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
 # One worker per core of the 2-core CI machine. A test file runs whole on one worker (loadfile),
 # so its module fixtures are built once; session fixtures are built once per worker.
 # TEST_WORKERS=0 runs every test in this process.
+# The tests run in a random order (pytest-randomly) whose seed the first line prints:
+# TEST_SEED=N reruns an order. A test depends on nothing another test left behind.
 TEST_WORKERS ?= 2
+TEST_SEED ?= 20261202
+PYTEST := $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -p randomly --randomly-seed=$(TEST_SEED)
 test: install
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	@echo "test order: --randomly-seed=$(TEST_SEED) (TEST_SEED=$(TEST_SEED) make test repeats it)"
+	$(PYTEST)
 
-# Measurements quoted in the README; each writes its reports under data/reports/.
+# The edit-test loop: everything but the tests marked slow (subprocesses, whole ingests, benches).
+test-fast: install
+	$(PYTEST) -m 'not slow'
+
+# As a fresh clone on a new machine runs it: no ../shared beside it (those tests skip and say
+# why) and an empty model cache (the first test prepares the model as a first user's run does).
+test-noshared: install
+	@echo "test order: --randomly-seed=$(TEST_SEED); no shared corpora, empty model cache"
+	tmp=$$(mktemp -d) && EVIDENCE_TEST_SHARED=$$tmp/no-shared EVIDENCE_MODEL_CACHE=$$tmp/models \
+	  $(PYTEST) -rs -p no:cacheprovider; rc=$$?; rm -rf $$tmp; exit $$rc
+
+# Each test file alone in its own process, two at a time: no file needs another to have run.
+test-isolated: install
+	ls evidence_pipeline_tests/test_*.py | xargs -P $(or $(filter-out 0,$(TEST_WORKERS)),1) -I{} \
+	  sh -c '$(BIN)/pytest -q -p no:cacheprovider -p no:randomly "{}" >/dev/null 2>&1 || { echo "FAILED alone: {}"; exit 1; }'
+
+# Measurements: each writes its reports under data/reports/; `make report` renders them into docs/measurements.md.
 SHARED ?= ../shared/corpora
 
 eval: corpus
@@ -79,7 +108,7 @@ eval-sec-lookup: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sec-10q-dev/pdfs --questions data/questions/sec-10q-lookup.jsonl --out data/reports/eval-sec-lookup --cache data/cache/eval
 
 # FinanceBench's filings (900 pages): the questions curated by
-# `python -m evidence_pipeline.evaluation.curate_financebench` (decisions beside the file).
+# `python -m scripts.datasets.curate_financebench --corpus $(SHARED)/financebench-dev` (decisions beside the file).
 eval-finance: install
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/financebench-dev/pdfs --questions data/questions/financebench.jsonl --out data/reports/eval-finance --cache data/cache/eval
 
@@ -90,8 +119,45 @@ eval-protocols: install
 	$(PY) -m evidence_pipeline.evaluation.check_questions data/questions/protocols.jsonl $(SHARED)/clinical-protocols/pdfs
 	$(BIN)/evidence-pipeline eval --docs $(SHARED)/clinical-protocols/pdfs --questions data/questions/protocols.jsonl --out data/reports/eval-protocols --cache data/cache/eval
 
+# The sets below are split by document (a hash of doc_id): SPLIT=dev to tune, SPLIT=validation to
+# report; every document is indexed either way. `eval --docs` takes one folder, so the sets over
+# several corpora link their PDFs, file by file, into one under data/cache/docs/.
+SPLIT ?= all
+LINK_DOCS = rm -rf $(1) && mkdir -p $(1) && ln -s $(foreach c,$(2),$(abspath $(SHARED))/$(c)/pdfs/*.pdf) $(1)/
+
+# Fourteen sponsor protocols (829 pages): 82 questions written by hand from the PDFs' text
+# (data/questions/sponsor-protocols.curation.md), every answer checked on its page first.
+eval-sponsor: install
+	$(PY) -m evidence_pipeline.evaluation.check_questions data/questions/sponsor-protocols.jsonl $(SHARED)/sponsor-protocols/pdfs
+	$(BIN)/evidence-pipeline eval --docs $(SHARED)/sponsor-protocols/pdfs --questions data/questions/sponsor-protocols.jsonl --split $(SPLIT) --out data/reports/eval-sponsor --cache data/cache/eval
+
+# FinanceBench's 30 filings together: financebench-dev's 25 curated questions and financebench-more's 38
+# (`python -m scripts.datasets.curate_financebench --corpus $(SHARED)/financebench-more --out data/questions/financebench-more.jsonl`).
+eval-finance-all: install
+	$(call LINK_DOCS,data/cache/docs/finance-all,financebench-dev financebench-more)
+	cat data/questions/financebench.jsonl data/questions/financebench-more.jsonl > data/cache/docs/finance-all.jsonl
+	$(BIN)/evidence-pipeline eval --docs data/cache/docs/finance-all --questions data/cache/docs/finance-all.jsonl --split $(SPLIT) --out data/reports/eval-finance-all --cache data/cache/eval
+
+# Cell lookups generated from pdfplumber's tables of five corpora (64 documents), the gold taken
+# by that extractor and not by this parser: `make lookup-questions` rewrites data/questions/lookup.jsonl
+# (single process, nice; the extraction is cached in data/cache/lookup-tables).
+LOOKUP_CORPORA := sec-10q-dev financebench-dev financebench-more clinical-protocols sponsor-protocols
+lookup-questions: install
+	nice -n 10 $(PY) -m scripts.datasets.lookup_questions --corpora $(addprefix $(SHARED)/,$(LOOKUP_CORPORA)) --out data/questions/lookup.jsonl
+
+eval-lookup: install
+	$(call LINK_DOCS,data/cache/docs/lookup,$(LOOKUP_CORPORA))
+	$(BIN)/evidence-pipeline eval --docs data/cache/docs/lookup --questions data/questions/lookup.jsonl --split $(SPLIT) --out data/reports/eval-lookup --cache data/cache/eval
+
+# Speed per stage beside baselines of the same run; first the 10-Qs ingested end to end by
+# `evidence-pipeline ingest` in a cold process (pages/s, CPU s/page per stage, peak RSS) and
+# search() p50/p95 on that store: `evidence-pipeline bench --ingest DIR --ingest-only` alone.
 bench: install
-	$(BIN)/evidence-pipeline bench --out data/reports/bench
+	$(BIN)/evidence-pipeline bench --out data/reports/bench --pdfs $(SHARED)/clinical-protocols/pdfs --ingest $(SHARED)/sec-10q-dev/pdfs
+
+# docs/measurements.md from the latest reports the targets above wrote under data/reports/ (never edited by hand).
+report: install
+	$(BIN)/evidence-pipeline report --reports data/reports --out docs/measurements.md
 
 parse-quality: install
 	$(BIN)/evidence-pipeline parse-quality --docling-tests $(SHARED)/docling-tests --generated --corpora $(SHARED)/sec-10q-dev $(SHARED)/clinical-protocols --out data/reports/parse-quality.json

@@ -1,35 +1,22 @@
-"""The BM25 tokenizer of the ``bm25`` sparse vectors, as one self-contained file.
+"""The BM25 tokenizer of the ``bm25`` sparse vectors, as one self-contained file (standard
+library only): an application copies it and builds query vectors with ``query_vector(text)``;
+the pipeline tokenizes documents and queries with it too (``sparse``), so the two cannot drift.
 
-An application that queries the collection with its own Qdrant client copies this file
-(standard library only; it imports nothing from ``evidence_pipeline``) and builds the
-sparse query vector with ``query_vector(text)``. The pipeline itself tokenizes documents
-and queries with the functions here (``evidence_pipeline.sparse``), so the two cannot drift.
+``TOKENIZER_VERSION`` names this exact tokenization and every point stores it (payload
+``bm25_tokenizer``): a copy whose version differs must be refreshed. Any change to the output
+of ``tokenize`` or ``token_index`` must change the version (and so re-ingest every document).
 
-``TOKENIZER_VERSION`` names this exact tokenization. Every point stores the version it was
-indexed with in its payload (``bm25_tokenizer``): an application compares it with the
-version of its copy, and a mismatch means the copy must be refreshed. Any change to the
-output of ``tokenize`` or ``token_index`` must change the version (and re-ingests every
-document, because the pipeline version includes it).
+Rules, on the NFKC-normalised, case-folded text: 1. words are runs of letters and digits
+(``_`` separates), stopwords dropped (numbers never), plurals stripped; 2. compound identifiers
+are kept whole besides their parts (``sop-qa-070``, ``3.5``, ``iso-9001:2015``, ``1,000``);
+3. bracketed references add ``usp<85>`` for ``USP <85>``, ``<2.6.14>`` for a bare one;
+4. a run of Hangul syllables gives itself and its character bigrams (``유량은`` shares ``유량``
+with ``유량``); rules 2 and 3 read the text with its Hangul taken out.
 
-The rules, in order, on the NFKC-normalised, case-folded text:
-
-1. words: runs of letters and digits (``_`` separates); English stopwords dropped (numbers
-   never); plurals stripped (tables -> table, batches -> batch, studies -> study);
-2. compound identifiers, kept whole besides their parts: alphanumeric parts joined by
-   ``- . / _ :`` with no space, commas only between digits (``sop-qa-070``, ``3.5``,
-   ``iso-9001:2015``, ``1,000``);
-3. bracketed references: ``USP <85>`` adds ``usp<85>``, a bare ``<2.6.14>`` adds ``<2.6.14>``;
-4. Hangul: a run of Hangul syllables inside a word gives itself and its character bigrams,
-   so the eojeol ``유량은`` (stem and particle) shares ``유량`` with ``유량`` while an exact
-   eojeol still matches whole; the letters and digits beside the run are words of rule 1
-   (``min이며`` gives ``min`` and ``이며``). Rules 2 and 3 read the text with its Hangul taken
-   out, so ``PT-104에서`` gives the identifier ``pt-104``. Text without Hangul tokenizes
-   exactly as in ``ep-bm25-1``.
-
-A token's index is the first 8 bytes of its unkeyed BLAKE2b digest (UTF-8), big-endian,
-masked to 31 bits. A query vector has value 1.0 per distinct index, indices sorted; the
-collection's ``Modifier.IDF`` supplies the IDF, so the dot product with a document's
-stored term-frequency weights is BM25.
+A token's index is the first 8 bytes of its unkeyed BLAKE2b digest (UTF-8), big-endian, masked
+to 31 bits. A query vector has value 1.0 per distinct index, indices sorted; the collection's
+``Modifier.IDF`` supplies the IDF, so its dot product with a document's stored term-frequency
+weights is BM25.
 """
 
 from __future__ import annotations
@@ -85,8 +72,7 @@ def hangul_tokens(run: str) -> list[str]:
 
     Korean attaches particles and endings to the stem (``유량은``, ``유량의``, ``유량이``): the
     bigrams of the stem are shared by every form of it, without a dictionary; the whole run
-    rewards the exact form. Measured on the Korean sample questions (``make eval-korean``):
-    run and bigrams 0.964 evidence_hit@1, bigrams alone 0.929, whole eojeols (ep-bm25-1) 0.929."""
+    rewards the exact form."""
     if len(run) == 1:
         return [run]
     return [run] + [run[i : i + 2] for i in range(len(run) - 1)]

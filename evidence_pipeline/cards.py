@@ -21,6 +21,7 @@ from datetime import date, timedelta
 
 from evidence_pipeline.records import DocumentCard, ParsedDoc, Table, TextBlock
 from evidence_pipeline.text import CONTENTS_ENTRY_RE
+from evidence_pipeline.vocabulary import MONTH_COUNTS, ORDINAL, ORDINALS, find_dates, parse_date
 
 __all__ = ["CARD_PAGES", "DocumentCard", "build_card", "find_dates", "parse_date", "short_names"]
 
@@ -46,12 +47,12 @@ _FILE_NUMBER = re.compile(r"commission\s+file\s+(?:number|no\.?)\s*:?\s*([0-9]+-
 _COVER_PERIOD = re.compile(
     r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|quarter(?:\s+and\s+(?:full\s+)?year)?|"
     r"(?:thirteen|fourteen|fifty-two|fifty-three|13|14|52|53)[- ]weeks?(?:\s+period)?|"
-    r"(?:three|six|nine|twelve)\s+months)\s*(?:\([^)]*\)\s*)?(?:and\s+[^.]{0,60}?)?ended\s+(.{6,20}?\d{4})",
+    rf"(?:{MONTH_COUNTS})\s+months)\s*(?:\([^)]*\)\s*)?(?:and\s+[^.]{{0,60}}?)?ended\s+(.{{6,20}}?\d{{4}})",
     re.I,
 )
 _STATED_QUARTER = re.compile(
-    r"\b(first|second|third|fourth)\s+quarter\s+(?:and\s+full\s+year\s+)?(?:of\s+)?(fiscal\s+(?:year\s+)?)?(\d{4})\b"
-    r"|\b(fiscal\s+(?:year\s+)?)(\d{4})\s+(first|second|third|fourth)\s+quarter\b",
+    rf"\b({ORDINAL})\s+quarter\s+(?:and\s+full\s+year\s+)?(?:of\s+)?(fiscal\s+(?:year\s+)?)?(\d{{4}})\b"
+    rf"|\b(fiscal\s+(?:year\s+)?)(\d{{4}})\s+({ORDINAL})\s+quarter\b",
     re.I,
 )
 _YTD_MONTHS = re.compile(r"\b(six|nine|twenty-six|thirty-nine|26|39)\s+(?:months|weeks)\s+ended\b", re.I)
@@ -78,9 +79,7 @@ _BOILERPLATE = re.compile(
     r"table of contents|index|page|confidential\w*)\b",
     re.I,
 )
-_RELEASE = re.compile(
-    r"\b(reports?|announces?|reported|announced)\b.{0,80}\b(results|quarter|earnings)\b", re.I
-)
+_RELEASE = re.compile(r"\b(reports?|announces?|reported|announced)\b.{0,80}\b(results|quarter|earnings)\b", re.I)
 _DOC_TYPES = [
     ("SOP", re.compile(r"\bstandard operating procedure\b|^SOP\b", re.I)),
     ("consent form", re.compile(r"\binformed consent\b|\bconsent form\b", re.I)),
@@ -206,7 +205,7 @@ def _trading_symbols(lines: list[Line]) -> list[str]:
     for i, line in enumerate(lines):
         if re.search(r"trading\s+symbols?(\(s\))?", line.text, re.I) and len(line.text) < 80:
             for nxt in lines[i + 1 : i + 12]:
-                # its own cell, or the end of a merged "Common stock, $0.001 par value INTC" cell
+                # its own cell, or the end of a merged "Common stock, $0.001 par value XYZ" cell
                 m = re.fullmatch(r"[A-Z]{1,5}", nxt.text) or re.search(r"[a-z].*\s([A-Z]{2,5})$", nxt.text)
                 if m:
                     out.append(m.group(m.lastindex or 0))
@@ -324,7 +323,7 @@ def _title(doc: ParsedDoc, first: list[Line]) -> str:
                 return first[i + 1].text
     if doc.title and doc.title != doc.doc_id and _good_title(doc.title):
         starts = [i for i, ln in enumerate(first) if ln.text == doc.title]
-        if starts and (first[starts[0]].block and first[starts[0]].block.label == "title"):
+        if starts and (block := first[starts[0]].block) is not None and block.label == "title":
             return _continue(doc.title, first, starts[0] + 1, first[starts[0]])
     for i, line in enumerate(first):  # the first title-like line from the top of the first page
         if line.label in ("page_header", "page_footer", "table_cell") or not _good_title(line.text):
@@ -403,45 +402,12 @@ def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
     return sorted(counts, key=lambda s: (-counts[s], found.index(s)))[:8]
 
 
-# --------------------------------------------------------------------------- dates and names
+# --------------------------------------------------------------------------- names
 
-ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-MONTHS_BY_PREFIX = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
-_MONTH = r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE_PATTERNS = [
-    (re.compile(_MONTH + r"\s+(\d{1,2})\s*(?:st|nd|rd|th)?,?\s+(\d{4})", re.I), ("m", "d", "y")),
-    (re.compile(r"(\d{1,2})\s+" + _MONTH + r",?\s+(\d{4})", re.I), ("d", "m", "y")),
-    (re.compile(_MONTH + r"-(\d{1,2})-(\d{4})", re.I), ("m", "d", "y")),
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "mn", "d")),
-]
 _CORPORATE_SUFFIX = re.compile(
     r",?\s+(inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ltd\.?|limited|llc|n\.v\.|s\.a\.|ag|se)$",
     re.I,
 )
-
-
-def _dates_with_spans(text: str) -> list[tuple[int, date]]:
-    out = []
-    for pattern, order in _DATE_PATTERNS:
-        for m in pattern.finditer(text):
-            parts = dict(zip(order, m.groups()))
-            month = int(parts["mn"]) if "mn" in parts else MONTHS_BY_PREFIX.get(parts["m"].lower()[:3])
-            try:
-                out.append((m.start(), date(int(parts["y"]), month or 0, int(parts["d"]))))
-            except ValueError:
-                continue
-    return sorted(out, key=lambda x: x[0])
-
-
-def parse_date(text: str) -> date | None:
-    """The first date written in ``text`` ("July 1, 2023", "1 July 2023", "2023-07-01", "Oct-16-2023")."""
-    found = _dates_with_spans(text)
-    return found[0][1] if found else None
-
-
-def find_dates(text: str) -> list[str]:
-    """Every date written in ``text``, as ISO strings, in order."""
-    return [d.isoformat() for _, d in _dates_with_spans(text)]
 
 
 def short_names(legal_name: str | None) -> list[str]:

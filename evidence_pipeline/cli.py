@@ -1,4 +1,4 @@
-"""Command line: ``evidence-pipeline ingest|search|serve|parse|mcp|generate|eval|bench|parse-quality|copy-store``."""
+"""Command line: ``evidence-pipeline ingest|search|serve|parse|mcp|generate|eval|bench|report|parse-quality|copy-store|prepare-model``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
+    from evidence_pipeline.parser import shared_parser
+    from evidence_pipeline.settings import ParserSettings
+
+    # The parser's worker loads Docling while this process imports Dagster: the same parser the
+    # job's resource hands out (one per process and settings).
+    prestart = getattr(shared_parser(ParserSettings.from_env()), "prestart", None)
+    if prestart is not None:
+        prestart()
+
     from evidence_pipeline.errors import EvidencePipelineError
     from evidence_pipeline.orchestration.definitions import defs
     from evidence_pipeline.orchestration.runner import default_instance, ingest_paths
@@ -89,8 +98,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.errors import EvidencePipelineError
     from evidence_pipeline.retrieval import budget_note, render_context, search
-    from evidence_pipeline.store.base import SCORE_NOTE
     from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
+    from evidence_pipeline.store.base import SCORE_NOTE
 
     store = StoreSettings.from_env()
     embedding = EmbeddingSettings.from_env()
@@ -208,6 +217,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (OSError, QuestionFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.split != "all":
+        from evidence_pipeline.evaluation.splits import filter_split
+
+        questions = filter_split(questions, args.split)
+        if not questions:
+            print(f"error: no question of {args.questions} is in the {args.split} split", file=sys.stderr)
+            return 2
     paths = sorted(expand_paths([args.docs]), key=lambda p: p.name)[: args.limit_docs]
     if not paths:
         print(f"no documents found in {args.docs}", file=sys.stderr)
@@ -272,20 +288,18 @@ def cmd_copy_store(args: argparse.Namespace) -> int:
 
 
 def cmd_parse_quality(args: argparse.Namespace) -> int:
-    from evidence_pipeline.evaluation.parser_quality import default_corpora_root, render_text, run_report
+    from evidence_pipeline.evaluation.parser_quality import render_text, run_report
 
-    root = default_corpora_root()
     coverage = [Path(c) for c in args.coverage or []]
-    chosen = args.docling_tests is not None or args.generated or args.corpora is not None or bool(coverage)
-    docling_tests = Path(args.docling_tests) if args.docling_tests else (None if chosen else root / "docling-tests")
-    corpora = [Path(c) for c in args.corpora] if args.corpora is not None else (
-        [] if chosen else [root / "sec-10q-dev", root / "clinical-protocols"]
-    )
+    docling_tests = Path(args.docling_tests) if args.docling_tests else None
+    corpora = [Path(c) for c in args.corpora or []]
+    if not (docling_tests or args.generated or corpora or coverage):
+        return _error("parse-quality: choose at least one of --docling-tests DIR, --generated, --corpora DIR..., --coverage DIR...", 2)
     missing = [str(p) for p in [*([docling_tests] if docling_tests else []), *corpora, *coverage] if not p.is_dir()]
     if missing:
         print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    generated = args.generated or not chosen
+    generated = args.generated
     if generated or corpora:  # both use PDFs that the sample generator writes
         from evidence_pipeline.tools import missing_tools
 
@@ -306,8 +320,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from evidence_pipeline.benchmark import run_bench
     from evidence_pipeline.benchmark.report import text_table
 
-    report = run_bench(Path(args.out) if args.out else None, quick=args.quick)
+    pdfs = Path(args.pdfs) if args.pdfs else None
+    if pdfs is not None and not pdfs.is_dir():
+        return _error(f"--pdfs {pdfs}: no such folder", 2)
+    ingest = Path(args.ingest) if args.ingest else None
+    if ingest is not None and not ingest.is_dir():
+        return _error(f"--ingest {ingest}: no such folder", 2)
+    if args.ingest_only and ingest is None:
+        return _error("--ingest-only needs --ingest DIR", 2)
+    report = run_bench(Path(args.out) if args.out else None, quick=args.quick, pdfs=pdfs, ingest=ingest, ingest_only=args.ingest_only)
     print(text_table(report))
+    return 0
+
+
+def cmd_prepare_model(args: argparse.Namespace) -> int:
+    from evidence_pipeline.embedding import Embedder
+    from evidence_pipeline.settings import EmbeddingSettings
+
+    started = time.perf_counter()
+    embedder = Embedder(EmbeddingSettings.from_env()).load()  # exports once, saying so in one line
+    where = getattr(embedder.model, "folder", None) or embedder.model_path
+    print(f"embedding model ready ({embedder.running_backend}): {where} ({time.perf_counter() - started:.1f} s)")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from evidence_pipeline.evaluation.measurements import NoReports, write_measurements
+
+    try:
+        out, found = write_measurements(Path(args.reports), Path(args.out))
+    except NoReports as exc:
+        return _error(str(exc), 2)
+    print(f"wrote {out} from {len(found)} report file{'s' if len(found) != 1 else ''} in {args.reports}")
     return 0
 
 
@@ -381,6 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("eval", help="score retrieval against a question file, beside four baselines")
     p.add_argument("--docs", required=True, help="folder (or file) of the documents the questions refer to")
     p.add_argument("--questions", required=True, help="JSON Lines question file (shared/eval/FORMAT.md)")
+    # evaluation.splits.CHOICES, written out so that `--help` does not import pydantic
+    p.add_argument(
+        "--split",
+        choices=["dev", "validation", "all"],
+        default="all",
+        help="only the questions whose document falls in this half (a hash of doc_id); every document is still indexed",
+    )
     p.add_argument("--out", help="folder for report.json, report.md and report.png")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     # evaluation.systems.SYSTEMS, written out so that `--help` does not import the pipeline
@@ -401,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--from-path", default=None, help="Edge store directory (default: $EVIDENCE_STORE_PATH)")
     p.set_defaults(func=cmd_copy_store)
 
-    p = sub.add_parser("parse-quality", help="parser quality and speed on the shared corpora and generated SOPs")
+    p = sub.add_parser("parse-quality", help="parser quality and speed on the folders given and the generated SOPs")
     p.add_argument("--docling-tests", default=None, help="folder with pdfs/ and groundtruth/ (Docling's test PDFs)")
     p.add_argument("--generated", action="store_true", help="score the generated SOP corpus (exact truth)")
     p.add_argument("--corpora", nargs="*", default=None, help="folders of PDFs for robustness, speed and memory")
@@ -415,7 +466,25 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("bench", help="throughput and latency per stage, against baselines measured in the same run")
     p.add_argument("--out", help="folder for bench.json and bench.md")
     p.add_argument("--quick", action="store_true", help="small sizes, generated corpus only (CI smoke test)")
+    p.add_argument("--pdfs", default=None, metavar="DIR", help="also parse these real PDFs (the README's figures: clinical-protocols/pdfs)")
+    p.add_argument(
+        "--ingest", default=None, metavar="DIR",
+        help="first ingest DIR end to end (evidence-pipeline ingest, cold, fresh store): pages/s, CPU s/page per stage, "
+        "peak RSS; then search() p50/p95 on that store (make bench: the 10-Qs)",
+    )
+    p.add_argument("--ingest-only", action="store_true", help="only the --ingest measurement")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "prepare-model",
+        help="export the embedding model to ONNX now, once (make install runs it), instead of on the first ingest or search",
+    )
+    p.set_defaults(func=cmd_prepare_model)
+
+    p = sub.add_parser("report", help="write docs/measurements.md from the latest eval and bench reports (make report)")
+    p.add_argument("--reports", default="data/reports", help="folder whose */report.json and */bench.json are read")
+    p.add_argument("--out", default="docs/measurements.md", help="the page to write")
+    p.set_defaults(func=cmd_report)
 
     args = parser.parse_args(argv)
     from evidence_pipeline.errors import SettingsError

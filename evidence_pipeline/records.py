@@ -1,6 +1,8 @@
 """Typed records that flow one way through the pipeline.
 
 parse -> ParsedDoc -> EvidenceUnit (tables and section chunks) -> ChildUnit -> points.
+Each record holds data and the views derived from it; building children from units is
+``children``' work, reading records back from the store is ``payload``'s.
 
 One coordinate system inside: PDF points, origin at the top-left of the page,
 y growing downward (``BBox.t < BBox.b``). Parsers convert at the boundary.
@@ -11,12 +13,12 @@ boundary (Dagster IO, ``parse --json``, the store payload) is validated.
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evidence_pipeline import tables
+from evidence_pipeline.financial_statements import table_statement
 
 BlockLabel = Literal[
     "title",
@@ -53,15 +55,15 @@ class BBox(Record):
     def width(self) -> float:
         return self.r - self.l
 
-    def v_overlap(self, other: "BBox") -> float:
+    def v_overlap(self, other: BBox) -> float:
         """Height the boxes share along y; 0 when they do not overlap vertically."""
         return max(0.0, min(self.b, other.b) - max(self.t, other.t))
 
-    def h_overlap(self, other: "BBox") -> float:
+    def h_overlap(self, other: BBox) -> float:
         """Width the boxes share along x; 0 when they do not overlap horizontally."""
         return max(0.0, min(self.r, other.r) - max(self.l, other.l))
 
-    def vertical_gap(self, other: "BBox") -> float:
+    def vertical_gap(self, other: BBox) -> float:
         """Distance between the boxes along y; 0 when they overlap vertically."""
         if other.t >= self.b:
             return other.t - self.b
@@ -79,7 +81,9 @@ class TextBlock(Record):
     order: int = Field(description="position in the document's reading order (shared with tables)")
     page: int | None = None
     bbox: BBox | None = None
-    level: int | None = Field(default=None, description="section header level, 1 = top; on a caption that was set as a heading, the level of the sections it ends")
+    level: int | None = Field(
+        default=None, description="section header level, 1 = top; on a caption that was set as a heading, the level of the sections it ends"
+    )
 
 
 class TableCell(Record):
@@ -106,9 +110,7 @@ class Table(Record):
     pages: list[int] = Field(default_factory=list)
     caption: str | None = None
     footnotes: list[str] = Field(default_factory=list)
-    continues: str | None = Field(
-        default=None, description="id of the table this one continues (a table crossing a page)"
-    )
+    continues: str | None = Field(default=None, description="id of the table this one continues (a table crossing a page)")
 
     def grid(self) -> list[list[str]]:
         """Dense row-major grid; a spanning cell's text fills every slot it covers."""
@@ -160,7 +162,7 @@ class DocumentCard(Record):
 
     Built once per document by the core (``pipeline.document_card``), indexed as the document's
     own unit (kind ``card``) and carried in every point's payload (``DocumentStamp``), where
-    search reads it back to route queries that name a document (``routing.RoutingIndex``).
+    search reads it back to route queries that name a document (``retrieval.named_documents.RoutingIndex``).
     """
 
     doc_id: str
@@ -221,13 +223,10 @@ ChildKind = Literal["row", "context", "summary", "caption", "footnote", "sentenc
 CaptionSource = Literal["direct", "inferred", "none"]
 
 
-# Every child repeats its unit's prefix, so the prefix is most of what is embedded: with the
-# whole title and section path it was 58% of the word pieces of the 10-Q children (43 of 75 on
-# average), which is embedding time, and it diluted the child's own words in its vector. Kept
-# for the dense vector: the title's head, the two innermost headings (each to its head), the
-# caption whole; BM25 still indexes the whole location (``ChildUnit.sparse_text``).
-# Pieces: `python -m evidence_pipeline.benchmark.child_tokens`; retrieval: `make eval`,
-# `make eval-twins`, `make eval-sec` (README, "How it works").
+# The short locator every child is embedded with (``EvidenceUnit.prefix``): the title's head,
+# the innermost headings (each to its head), the caption whole. Every child repeats it, so a
+# longer one costs embedding time and dilutes the child's own words in its vector; BM25 still
+# indexes the whole location (``ChildUnit.sparse_text``).
 LOCATION_TITLE_WORDS = 12
 LOCATION_SECTION_LEVELS = 2
 LOCATION_HEADING_WORDS = 10
@@ -269,7 +268,7 @@ class EvidenceUnit(Record):
     card: DocumentCard | None = Field(default=None, description="the document's card, on its card unit only")
 
     @classmethod
-    def for_card(cls, card: DocumentCard) -> "EvidenceUnit":
+    def for_card(cls, card: DocumentCard) -> EvidenceUnit:
         """The card as a retrievable unit, so "who issued X" and title questions find it."""
         unit_id = f"{card.doc_id}-card"
         return cls(unit_id=unit_id, parent_id=unit_id, kind="card", doc_id=card.doc_id, doc_title=card.title, pages=[1], card=card)
@@ -380,89 +379,21 @@ class EvidenceUnit(Record):
         return self._render(self.row_sentences)
 
     @property
-    def retrieval_units(self) -> list["ChildUnit"]:
-        """The children to embed, each with the unit's location as prefix."""
-        items: list[tuple[ChildKind, str]] = []
-        if self.kind == "table":
-            items.append(("summary", self.summary))
-            items += [("context", p) for p in self.context_before]
-            items += [("row", s) for s in self.row_sentences]
-            items += [("footnote", f) for f in self.footnotes]
-            items += [("context", p) for p in self.context_after]
-        elif self.kind == "card":
-            items.append(("card", self.card.retrieval_text if self.card else ""))
-        else:
-            items += [("sentence", s) for s in joined_fragments([s for p in self.body for s in sentences(p)])]
-        return [
-            ChildUnit(
-                child_id=f"{self.unit_id}-c{i}",
-                unit_id=self.unit_id,
-                parent_id=self.parent_id,
-                doc_id=self.doc_id,
-                kind=kind,
-                text=text,
-                prefix=self.prefix,
-                locator=self.location,
-            )
-            for i, (kind, text) in enumerate(items)
-            if text.strip()
-        ]
+    def statement(self) -> str | None:
+        """The primary financial statement a table is (``financial_statements.table_statement``
+        of its caption and headings), else None; the point payload's ``statement``."""
+        return table_statement(self.caption, self.section_path) if self.kind == "table" else None
 
 
 def document_head(doc_id: str, doc_title: str, section_path: list[str]) -> list[str]:
     """The lines every parent text opens with: its document and its section.
 
-    Search (``retrieval.context_texts``) prints them once for parents that share them.
+    Search (``context.context_texts``) prints them once for parents that share them.
     """
     lines = [f"Document: {doc_id} - {doc_title}"]
     if section_path:
         lines.append("Section: " + " > ".join(section_path))
     return lines
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
-
-
-def sentences(paragraph: str) -> list[str]:
-    """Split a paragraph into sentences; procedure steps and short items stay whole."""
-    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
-
-
-MIN_SENTENCE_WORDS = 8
-"""A body sentence of fewer words is no child of its own: a split after an abbreviation
-("Washington, D.C." / "20549", "Q1 2023 vs." / "Q1 2022"), a label, a date or a chart's title
-("Date: February 2, 2023", "Revenue and Operating Income Summary"), a lone sign ("☐", "$").
-On its own its vector is mostly its section's prefix, so it matched any query that named the
-document or the section.
-
-Measured (full system, ev@1 / ev@5 per set, same cache; 3 -> 8 words, lead-ins joined forward):
-`make eval-finance` 0.360 / 0.800 -> 0.360 / 0.840 ("What industry does AMCOR primarily operate
-in?" had ranked tenth), `make eval-protocols` 0.611 / 0.917 -> 0.639 / 0.917; `make eval-sec`,
-`make eval-sec-lookup`, `make eval`, `make eval-twins` and `make eval-korean` unchanged question
-by question (pipeline 18). At 5 and 6 words one 10-Q lookup fell to rank 2; at 10 and 12 eval-sec
-lost one question at @5 and the twins churned. Lead-ins joined back instead: the same figures."""
-
-
-def joined_fragments(items: list[str]) -> list[str]:
-    """A section's sentences in order, each one of fewer than ``MIN_SENTENCE_WORDS`` words
-    joined to a neighbour: a lead-in ("Key changes in operating expenses were:") to the
-    sentence after it, any other to the sentence before it (the first to the one after it)."""
-    out: list[str] = []
-    carry = ""
-    for item in items:
-        text = f"{carry} {item}" if carry else item
-        carry = ""
-        if len(item.split()) >= MIN_SENTENCE_WORDS:
-            out.append(text)
-        elif out and not item.rstrip().endswith(":"):
-            out[-1] = f"{out[-1]} {text}"
-        else:
-            carry = text
-    if carry and out:
-        out[-1] = f"{out[-1]} {carry}"  # a lead-in that ends its section
-    elif carry:
-        out.append(carry)  # a section of fragments only: one child of them all
-    return out
 
 
 class ChildUnit(Record):
@@ -474,7 +405,9 @@ class ChildUnit(Record):
     doc_id: str
     kind: ChildKind
     text: str
-    prefix: str = Field(description="where the child lives, short (EvidenceUnit.prefix): its vector is mixed with the text's (Embedder.embed_children)")
+    prefix: str = Field(
+        description="where the child lives, short (EvidenceUnit.prefix): its vector is mixed with the text's (Embedder.embed_children)"
+    )
     locator: str = Field("", description="where the child lives, whole (EvidenceUnit.location): indexed by BM25 with the text")
 
     @property
@@ -505,7 +438,10 @@ class SearchHit(Record):
     unit_kind: UnitKind
     matched_text: str
     parent_text: str
-    statement: str | None = Field(None, description='the primary financial statement the table is ("income statement", "balance sheet", "cash flow statement"), else None')
+    statement: str | None = Field(
+        None,
+        description='the primary financial statement the table is ("income statement", "balance sheet", "cash flow statement"), else None',
+    )
 
 
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:

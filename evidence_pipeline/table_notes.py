@@ -76,7 +76,7 @@ def notes_after(items: list, start: int, table: Table, cells: list[list[str]], k
     marks = [m for m in table_marks(cells) if m not in resolved]
     if not marks:
         return []
-    last_page = (table.pages or [table.page])[-1]
+    last_page = table.pages[-1] if table.pages else table.page
     notes: list[str] = []
     for j in range(start, len(items)):
         block = items[j]

@@ -33,7 +33,7 @@ OTHER_CAPTION_RE = re.compile(r"^\s*(?i:figure|fig\.|chart|exhibit|listing|examp
 
 def _leader(dots: int) -> str:
     """A dot leader of at least ``dots`` dots (spaced or not), or of ellipsis characters."""
-    return r"(?:(?:\.\s?){%d,}|…{2,})" % dots
+    return r"(?:(?:\.\s?){%d,}|…{2,})" % dots  # noqa: UP031  (the regex's own braces)
 
 
 # A dot leader ("2 OBJECTIVES ....... 9"): a table of contents' line, never a heading or a row.

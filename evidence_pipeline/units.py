@@ -9,7 +9,7 @@ that no table took becomes ordinary section chunks.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -163,7 +163,7 @@ def _find_caption(items, i: int, last_index: int, table: Table, header: list[lis
     best = None
     for j, cand in candidates():
         if table.bbox is not None and cand.bbox is not None and cand.page is not None:
-            pages = table.pages or [table.page]
+            pages = table.pages or ([table.page] if table.page is not None else [])
             if cand.page not in pages:
                 continue
             gap = table.bbox.vertical_gap(cand.bbox) if cand.page == table.page else min(cand.bbox.t, 1e9)
@@ -269,7 +269,7 @@ _BULLET = re.compile("[" + re.escape(BULLET_GLYPHS) + "]")
 def bulleted_list_items(table: Table) -> list[TextBlock] | None:
     """The items of a bulleted list that the parser read as a table (a column of bullets, the
     items beside them: a filing's risk factors), as the list items they are; ``None`` for a
-    table. Read as a table, the list was an evidence unit of rows named "•", cut from the
+    table. Read as a table, the list would be an evidence unit of rows named "•", cut from the
     items above and below it. A row with no bullet continues the item above it."""
     rows = [[c.strip() for c in r] for r in table.grid()]
     rows = [r for r in rows if any(r)]
@@ -362,7 +362,7 @@ def build_units(
         after, extra_notes = _after(items, range(last_index + 1, len(items)), last, options, used, [*header, *rows], footnotes)
         footnotes += [n for n in extra_notes if n not in footnotes]
 
-        pages = sorted({p for part in parts for p in (part.pages or [part.page]) if p is not None})
+        pages = sorted({p for part in parts for p in (part.pages or ([part.page] if part.page is not None else []))})
         page = item.page
         index = per_page.get(page, 0)
         per_page[page] = index + 1

@@ -1,3 +1,4 @@
+import fcntl
 import os
 from pathlib import Path
 
@@ -5,19 +6,46 @@ import pytest
 
 # One cache of exported ONNX models for every test and the processes they start (tests that
 # point EVIDENCE_DATA_DIR elsewhere would otherwise export the embedding model again each).
+# `prepared_model` below fills it before the first test, so no test sees a first run's export.
 os.environ.setdefault("EVIDENCE_MODEL_CACHE", str(Path(__file__).resolve().parents[1] / "data" / "cache" / "models"))
 
 # One batched Dagster ingest shared by the orchestration and check tests (session scope).
 from evidence_pipeline_tests.dagster_env import batched_env  # noqa: F401
-# Two sample documents indexed once, for the query surfaces (CLI, retrievers, MCP).
-from evidence_pipeline_tests.sample_store import sample_store  # noqa: F401
+
 # The generated SOP corpus ingested undisturbed: what the concurrency and crash tests compare with.
 from evidence_pipeline_tests.ingest_env import sop_reference  # noqa: F401
+
 # The ONNX variants exported once, and one SOP's children: the embedding tests' inputs.
 from evidence_pipeline_tests.onnx_models import onnx_cache, sample_texts  # noqa: F401
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+# Two sample documents indexed once, for the query surfaces (CLI, retrievers, MCP).
+from evidence_pipeline_tests.sample_store import sample_store  # noqa: F401
+
+# The shared corpora beside the clone (../shared). EVIDENCE_TEST_SHARED names another folder;
+# a missing one runs the suite as a clone without them (`make test-noshared`): their tests skip.
+SHARED = Path(os.environ.get("EVIDENCE_TEST_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 CORPORA = SHARED / "corpora"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prepared_model() -> Path:
+    """The default embedding model, prepared in ``EVIDENCE_MODEL_CACHE`` before any test runs.
+
+    Every test then finds the model as an installed machine has it (``make install`` prepares it
+    too), whichever test runs first; the first-run path itself is tested with an empty cache of
+    its own. Workers of one run take turns on a lock file, so the model is prepared once.
+    """
+    from evidence_pipeline.embedding import Embedder
+
+    cache = Path(os.environ["EVIDENCE_MODEL_CACHE"])
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".prepare.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            Embedder().load()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return cache
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline.orchestration.definitions import build_definitions
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 from evidence_pipeline.orchestration.resources import CorpusResource, PipelineOptionsResource, StoreResource
 from evidence_pipeline.settings import StoreSettings
-from evidence_pipeline.orchestration.partition_ranges import range_tags
 
 KEYS = ["calibration", "limits", "empty-notes"]
 

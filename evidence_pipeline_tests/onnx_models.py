@@ -34,6 +34,15 @@ def onnx_cache(tmp_path_factory) -> Path:
     return cache
 
 
+def torch_vectors_of(texts: list[str]):
+    """The reference vectors: sentence-transformers itself, fp32 on torch (what the ONNX export
+    must reproduce, and what ``Embedder`` falls back to where ONNX cannot run)."""
+    from evidence_pipeline.embedding import _sentence_transformer
+
+    model = _sentence_transformer(resolve_model(None))
+    return model.encode(list(texts), batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+
 @pytest.fixture(scope="session")
 def sample_texts(sample_corpus, parse_cached) -> list[str]:
     """What ingest embeds for one generated SOP: its children's texts (rows, captions, context)."""

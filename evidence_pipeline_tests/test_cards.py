@@ -8,7 +8,6 @@ from pydantic import ValidationError
 
 from evidence_pipeline.cards import CARD_PAGES, DocumentCard, build_card, find_dates, parse_date, short_names
 
-
 _PARSED: dict[Path, object] = {}
 _PARSER: list = []
 

@@ -16,8 +16,8 @@ from evidence_pipeline.orchestration.checks import (
     vector_problems,
 )
 from evidence_pipeline.orchestration.definitions import build_definitions
-from evidence_pipeline.orchestration.resources import StoreResource
 from evidence_pipeline.orchestration.partition_ranges import range_tags
+from evidence_pipeline.orchestration.resources import StoreResource
 from evidence_pipeline.orchestration.runner import ingest_paths
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, VectorStats, point_id

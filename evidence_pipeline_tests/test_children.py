@@ -1,4 +1,4 @@
-from evidence_pipeline.children import build_children, fit_children
+from evidence_pipeline.children import build_children, fit_children, unit_children
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.records import ChildUnit
 from evidence_pipeline.units import build_units
@@ -19,5 +19,5 @@ def test_every_child_fits_the_model_window_without_losing_words():
 
 def test_short_children_pass_unchanged():
     units = build_units(lnp_doc())
-    logical = [c for u in units for c in u.retrieval_units]
+    logical = [c for u in units for c in unit_children(u)]
     assert build_children(units, token_counter(None)) == logical

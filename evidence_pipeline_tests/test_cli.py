@@ -82,6 +82,10 @@ def test_help_documents_exit_codes(capsys, command):
         (["search", "flow", "--k", "two"], "argument --k: expected a whole number, not 'two'"),
         (["search", "flow", "--token-budget", "0"], "argument --token-budget: must be at least 1, not 0"),
         (["ingest", "--log-level", "LOUD", "x.pdf"], "argument --log-level: invalid choice: 'LOUD'"),
+        # No corpus is assumed beside the repository: parse-quality and bench name their folders.
+        (["parse-quality"], "parse-quality: choose at least one of --docling-tests DIR, --generated"),
+        (["parse-quality", "--corpora", "/nonexistent/corpus"], "not a folder: /nonexistent/corpus"),
+        (["bench", "--pdfs", "/nonexistent/pdfs"], "--pdfs /nonexistent/pdfs: no such folder"),
     ],
 )
 def test_bad_arguments_exit_2_with_the_reason(capsys, argv, message):

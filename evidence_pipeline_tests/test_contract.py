@@ -1,11 +1,11 @@
 """The collection contract: the published tokenizer, the schema, and the README's qdrant-client example."""
 
 import ast
+import hashlib
 import json
 import shutil
 import subprocess
 import sys
-import hashlib
 import uuid
 from pathlib import Path
 

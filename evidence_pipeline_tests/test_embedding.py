@@ -124,31 +124,44 @@ def test_child_vectors_setting_from_the_environment(monkeypatch):
     assert str(err.value) == "EVIDENCE_CHILD_VECTORS='average': expected one of mixed, joint"
 
 
-def test_an_ingest_reading_ahead_leaves_one_core_to_the_parser(monkeypatch):
+def test_an_embedding_leaves_one_core_to_a_busy_parser_and_takes_it_back_after(monkeypatch):
     from evidence_pipeline import embedding
     from evidence_pipeline.settings import EmbeddingSettings
 
-    def threads(e: Embedder) -> int:
-        return e.model.session.get_session_options().intra_op_num_threads  # 0: ONNX Runtime's default
-
-    texts = ["Aqueous Phase 1 | Flow rate (mL/min) / Max: 1.8", "Store the vials at 2 to 8 degrees Celsius."]
+    busy = [True]
     monkeypatch.setattr(embedding, "_cores", lambda: 4)
-    default = Embedder().load()
-    embedding.share_cores_with_parser(True)
+    assert embedding.embedding_lanes() == 4  # no parser beside it: every core
+    embedding.share_cores_with_parser(lambda: busy[0])
     try:
-        beside = Embedder()
-        assert threads(beside) == 3 and threads(default) == 0
-        assert threads(Embedder(EmbeddingSettings(threads=2))) == 2  # an explicit setting wins
-        assert np.allclose(beside.embed(texts), default.embed(texts), atol=1e-5)  # same vectors, fewer threads
+        assert embedding.embedding_lanes() == 3  # the parser holds one core while it parses
+        assert embedding.embedding_lanes(2) == 2  # an explicit setting caps the lanes
+        busy[0] = False
+        assert embedding.embedding_lanes() == 4  # between two parses, every core
     finally:
         embedding.share_cores_with_parser(False)
-    assert threads(Embedder()) == 0
     monkeypatch.setattr(embedding, "_cores", lambda: 1)
     embedding.share_cores_with_parser(True)
     try:
-        assert embedding._threads_beside_parser == 1  # never fewer than one
+        assert embedding.embedding_lanes() == 1  # never fewer than one
     finally:
-        embedding.share_cores_with_parser(False)
+        embedding.share_cores_with_parser(None)
+    # One session on one thread per run, whatever the lanes: batches run side by side instead.
+    session = Embedder(EmbeddingSettings(threads=2)).model.session
+    assert session.get_session_options().intra_op_num_threads == 1
+
+
+def test_vectors_do_not_depend_on_how_many_batches_run_at_once(monkeypatch):
+    from evidence_pipeline import embedding_onnx
+
+    texts = [f"Aqueous Phase {i} | Flow rate (mL/min) / Max: {i}.8 at {20 + i} degrees" for i in range(40)]
+    encoder = Embedder().model
+    monkeypatch.setattr(encoder, "_memo", None)  # every call runs the model
+    one = encoder.encode(texts, lanes=1)
+    two = encoder.encode(texts, lanes=2)
+    switching = iter([1, 2, 2, 1, 2] * 10)
+    mixed = encoder.encode(texts, lanes=lambda: next(switching))
+    assert np.array_equal(one, two) and np.array_equal(one, mixed)
+    assert embedding_onnx.BATCH_SIZE < len(texts)  # several batches, so lanes mattered
 
 
 def test_bad_thread_setting_is_one_line(monkeypatch):

@@ -11,7 +11,8 @@ from evidence_pipeline.cli import main
 from evidence_pipeline.evaluation.metrics import METRICS
 from evidence_pipeline.evaluation.questions import load_questions, write_questions
 from evidence_pipeline.evaluation.systems import SYSTEMS
-from evidence_pipeline.tools.samples.corpus import build_corpus, write_questions as write_sample_questions
+from evidence_pipeline.tools.samples.corpus import build_corpus
+from evidence_pipeline.tools.samples.corpus import write_questions as write_sample_questions
 
 DOCS = ("SOP-QA-070", "SOP-QA-007")  # near-twin IDs: only the document decides exact_id questions
 

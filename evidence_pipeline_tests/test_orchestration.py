@@ -7,9 +7,10 @@ import dagster as dg
 import pytest
 
 from evidence_pipeline.corpus import doc_id_for, partition_key
-from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME, ingest_job_def
 from evidence_pipeline.embedding import Embedder
-from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
+from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME, ingest_job_def
+from evidence_pipeline.orchestration.definitions import build_definitions
+from evidence_pipeline.orchestration.definitions import defs as module_defs
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.orchestration.runner import ingest_paths
 from evidence_pipeline.retrieval import search_store
@@ -72,7 +73,7 @@ def test_table_cell_question_returns_table_with_its_warning(env):
 
 
 def test_exact_id_question_ranks_the_right_document_first(env):
-    for doc_id, other in (("SOP-QA-070", "SOP-QA-007"), ("SOP-QA-007", "SOP-QA-070")):
+    for doc_id in ("SOP-QA-070", "SOP-QA-007"):
         hits = _search(env, f"{doc_id} acceptance criteria table")
         assert hits[0].doc_id == doc_id, [h.doc_id for h in hits]
 
@@ -98,14 +99,17 @@ def test_an_ingest_reading_ahead_embeds_beside_the_parser_then_gives_the_cores_b
     from evidence_pipeline.orchestration import runner
 
     calls = []
-    monkeypatch.setattr(runner, "share_cores_with_parser", lambda sharing=True: calls.append(sharing))
+    monkeypatch.setattr(runner, "share_cores_with_parser", lambda busy=True: calls.append(busy))
     path = env["corpus"] / "SOP-8812.pdf"
     assert ingest_paths([path], env["defs"], env["instance"], force=True).succeeded == 1
-    assert calls == [True, False]  # the worker parser reads ahead: shared during the run, given back after
+    # the worker parser reads ahead: the embedding leaves it a core while it parses, and the
+    # cores are given back after the run
+    parser = env["defs"].resources["parser"].parser()
+    assert calls == [parser.busy, False]
     calls.clear()
     assert ingest_paths([path], env["defs"], env["instance"], force=True, read_ahead=False).succeeded == 1
     assert calls == []
-    assert embedding._threads_beside_parser is None
+    assert embedding._parser_busy is None
 
 
 def test_materializations_carry_metadata(env):

@@ -8,14 +8,15 @@ import pytest
 
 from evidence_pipeline.orchestration.assets import ASSETS, STORE_POOL, unit_preview
 from evidence_pipeline.orchestration.batching import MAX_PARTITIONS_PER_RUN
-from evidence_pipeline.orchestration.definitions import build_definitions, defs as module_defs
+from evidence_pipeline.orchestration.definitions import build_definitions
+from evidence_pipeline.orchestration.definitions import defs as module_defs
 from evidence_pipeline.orchestration.io import LazyPartitions, partition_path
+from evidence_pipeline.orchestration.partition_ranges import range_tags
 from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.store import open_store
 from evidence_pipeline_tests.dagster_env import KEYS
 from evidence_pipeline_tests.docs import lnp_doc
-from evidence_pipeline.orchestration.partition_ranges import range_tags
 
 
 def latest(instance, asset, key):
@@ -81,8 +82,8 @@ def test_a_single_document_run_reads_the_batch_outputs(batched_env):
 
 
 def test_preview_shows_caption_pages_and_first_rows():
-    from evidence_pipeline.embedding import token_counter
     from evidence_pipeline import pipeline
+    from evidence_pipeline.embedding import token_counter
 
     units = pipeline.evidence_units(lnp_doc(), pipeline.PipelineOptions(), token_counter(None))
     text = unit_preview(units)

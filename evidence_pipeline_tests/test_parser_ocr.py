@@ -11,10 +11,10 @@ import pytest
 from docling_core.types.doc import BoundingBox, CoordOrigin
 from docling_core.types.doc.page import BoundingRectangle, TextCell
 
+from evidence_pipeline.errors import SettingsError
 from evidence_pipeline.evaluation.parser_quality.coverage import words_of
 from evidence_pipeline.parser import DoclingParser, PdfThreads
 from evidence_pipeline.parser.ocr import has_text_layer
-from evidence_pipeline.errors import SettingsError
 from evidence_pipeline.settings import ParserSettings
 from evidence_pipeline.units import build_units
 

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from evidence_pipeline.evaluation.parser_quality.coverage import coverage_section, file_coverage, pdf_words, words_of
-from evidence_pipeline.evaluation.parser_quality.rendering import render_text
 from evidence_pipeline.evaluation.parser_quality.models import ParserQualityReport
+from evidence_pipeline.evaluation.parser_quality.rendering import render_text
 from evidence_pipeline_tests.conftest import CORPORA
 
 SMALL = CORPORA / "docling-tests" / "pdfs" / "2305.03393v1-pg9.pdf"

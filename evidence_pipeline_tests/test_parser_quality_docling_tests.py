@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 
 from evidence_pipeline.evaluation.parser_quality.docling_tests import load_groundtruth, score_docling_test
-from evidence_pipeline.records import BBox, ParsedDoc, Table, TableCell
 from evidence_pipeline_tests.docs import box as _box
 from evidence_pipeline_tests.docs import doc_with_tables as _doc
 from evidence_pipeline_tests.docs import table_of as _table

@@ -6,11 +6,10 @@ from evidence_pipeline.evaluation.parser_quality.memory import fresh_process_pro
 from evidence_pipeline.evaluation.parser_quality.models import ParserQualityReport, StatementFinding
 from evidence_pipeline.evaluation.parser_quality.rendering import render_text
 from evidence_pipeline.evaluation.parser_quality.robustness import robustness_section, statement_check
-from evidence_pipeline.records import BBox, ParsedDoc, Table, TableCell
+from evidence_pipeline.tools.samples.truth import SampleTruth
 from evidence_pipeline_tests.docs import box as _box
 from evidence_pipeline_tests.docs import doc_with_tables as _doc
 from evidence_pipeline_tests.docs import table_of as _table
-from evidence_pipeline.tools.samples.truth import SampleTruth
 
 
 def test_statement_check_reads_row_labels_of_the_body():

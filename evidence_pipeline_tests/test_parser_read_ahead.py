@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from evidence_pipeline.parser.worker import ReadAhead, WorkerParser, _ahead_key
@@ -12,6 +13,37 @@ from evidence_pipeline.settings import ParserSettings
 
 
 def test_read_ahead_follows_the_plan_in_order(tmp_path):
+    files = []
+    for name in ("a.pdf", "b.pdf", "c.pdf", "d.pdf"):
+        (tmp_path / name).write_bytes(name.encode())
+        files.append(_ahead_key(tmp_path / name, name[0]))
+    parsed, release = [], threading.Event()
+
+    def parse_now(path: Path, doc_id, pages):
+        release.wait(10)
+        parsed.append(doc_id)
+        return ("ok", doc_id)
+
+    ahead = ReadAhead(depth=2)
+    ahead.plan(files, parse_now)  # "a" starts at once, in the background
+    release.set()
+    assert ahead.take(files[0]).result(10) == ("ok", "a")
+    assert ahead.take(files[0]) is None  # taken once
+    future = ahead.take(files[1])
+    assert future.result(10) == ("ok", "b")
+    # At most two parsed documents wait: "c" and "d" are parsed ahead, and nothing else.
+    deadline = time.monotonic() + 10
+    while parsed != ["a", "b", "c", "d"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert parsed == ["a", "b", "c", "d"]
+    # A file that changed after it was planned is not the planned document any more.
+    (tmp_path / "c.pdf").write_bytes(b"changed, longer")
+    assert ahead.take(_ahead_key(tmp_path / "c.pdf", "c")) is None
+    ahead.plan([])  # the end of the batch drops what nobody asked for
+    assert ahead.take(files[3]) is None
+
+
+def test_read_ahead_skips_what_the_caller_parsed_itself(tmp_path):
     files = []
     for name in ("a.pdf", "b.pdf", "c.pdf"):
         (tmp_path / name).write_bytes(name.encode())
@@ -23,23 +55,16 @@ def test_read_ahead_follows_the_plan_in_order(tmp_path):
         parsed.append(doc_id)
         return ("ok", doc_id)
 
-    ahead = ReadAhead()
-    ahead.plan(files)
-    ahead.next_after(files[0], parse_now)  # "a" was parsed by the caller: "b" starts in the background
-    ahead.next_after(files[0], parse_now)  # one parse ahead at most
-    assert ahead.take(files[2]) is None  # asked out of order: the caller parses it itself
+    ahead = ReadAhead(depth=1)
+    ahead.plan(files, parse_now)  # "a" is being parsed ahead
+    assert ahead.take(files[2]) is None  # asked out of order: the caller parses "c" itself
     release.set()
-    future = ahead.take(files[1])
-    assert future.result(10) == ("ok", "b") and parsed == ["b"]
-    assert ahead.take(files[1]) is None  # taken once
-    ahead.next_after(files[2], parse_now)  # the last planned document: nothing further
-    assert ahead.take(files[2]) is None and parsed == ["b"]
-    # A file that changed after it was planned is not the planned document any more.
-    ahead.next_after(files[0], parse_now)
-    (tmp_path / "b.pdf").write_bytes(b"changed, longer")
-    assert ahead.take(_ahead_key(tmp_path / "b.pdf", "b")) is None
-    ahead.plan([])  # the end of the batch drops what nobody asked for
-    assert ahead.take(files[1]) is None
+    assert ahead.take(files[0]) is None  # passed over by the caller: dropped
+    deadline = time.monotonic() + 10
+    while parsed != ["a"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    assert parsed == ["a"]  # neither "b" nor "c" is read ahead after the caller went past them
 
 
 def test_a_read_ahead_parse_equals_a_plain_parse(sample_corpus, tmp_path):

@@ -5,8 +5,8 @@ import pytest
 
 from evidence_pipeline import pipeline
 from evidence_pipeline.embedding import token_counter
-from evidence_pipeline.records import sha256_file
 from evidence_pipeline.payload import PointPayload
+from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.staleness import DocumentState, document_state, stored_state
 from evidence_pipeline.store.base import DocumentVersion, point_id

@@ -3,11 +3,11 @@
 import pytest
 from pydantic import ValidationError
 
-from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
+from evidence_pipeline.embedding import token_counter
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.pipeline import PipelineOptions, card_of, prepare
 from evidence_pipeline.records import SearchHit, document_head
-from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.retrieval import context_texts, to_hit
 from evidence_pipeline.store.base import StoredHit
 

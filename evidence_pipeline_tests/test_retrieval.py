@@ -14,9 +14,17 @@ def _hits():
     for n, unit in enumerate(units):
         hits.append(
             SearchHit(
-                parent_id=unit.parent_id, unit_id=unit.unit_id, score=1.0 / (n + 1), doc_id=unit.doc_id, doc_title=unit.doc_title,
-                pages=unit.pages, section_path=unit.section_path, caption=unit.caption, unit_kind=unit.kind,
-                matched_text="x", parent_text=unit.text,
+                parent_id=unit.parent_id,
+                unit_id=unit.unit_id,
+                score=1.0 / (n + 1),
+                doc_id=unit.doc_id,
+                doc_title=unit.doc_title,
+                pages=unit.pages,
+                section_path=unit.section_path,
+                caption=unit.caption,
+                unit_kind=unit.kind,
+                matched_text="x",
+                parent_text=unit.text,
             )
         )
     return hits
@@ -41,11 +49,31 @@ def test_pack_keeps_rank_order_within_budget():
 
 
 def test_to_hit_maps_payload():
-    payload = {"parent_id": "p", "unit_id": "p-s1", "child_id": "p-s1-c0", "doc_id": "d", "doc_title": "T", "pages": [3],
-               "section_path": ["1 A"], "caption": "Table 1: x", "unit_kind": "table", "child_kind": "row", "text": "row",
-               "parent_text": "parent", "content_hash": "h", "pipeline_version": "v", "doc_type": None,
-               "organisation": None, "names": [], "tickers": [], "period_end": None, "period_months": None,
-               "fiscal_year": None, "fiscal_quarter": None, "identifiers": []}
+    payload = {
+        "parent_id": "p",
+        "unit_id": "p-s1",
+        "child_id": "p-s1-c0",
+        "doc_id": "d",
+        "doc_title": "T",
+        "pages": [3],
+        "section_path": ["1 A"],
+        "caption": "Table 1: x",
+        "unit_kind": "table",
+        "child_kind": "row",
+        "text": "row",
+        "parent_text": "parent",
+        "content_hash": "h",
+        "pipeline_version": "v",
+        "doc_type": None,
+        "organisation": None,
+        "names": [],
+        "tickers": [],
+        "period_end": None,
+        "period_months": None,
+        "fiscal_year": None,
+        "fiscal_quarter": None,
+        "identifiers": [],
+    }
     hit = to_hit(StoredHit(id="i", score=0.5, payload=payload))
     assert (hit.parent_id, hit.unit_id, hit.pages, hit.matched_text, hit.parent_text) == ("p", "p-s1", [3], "row", "parent")
 
@@ -65,7 +93,7 @@ def test_weighted_rrf_lifts_parents_in_both_rankings():
 
 def test_bm25s_own_first_parents_are_candidates_for_a_named_row_only():
     from evidence_pipeline.retrieval import with_lexical
-    from evidence_pipeline.row_names import NAMED_ROW_DEPTH, promote_named_rows
+    from evidence_pipeline.retrieval.named_rows import NAMED_ROW_DEPTH, promote_named_rows
     from evidence_pipeline.tables import table_html
 
     def h(parent, text="Research and development spending rose with headcount."):
@@ -131,9 +159,13 @@ def test_store_ties_come_back_in_parent_id_order(backend, order):
 
 @pytest.mark.parametrize(
     "query, k, budget, message",
-    [("", None, None, "the query is empty"), ("  \t", None, None, "the query is empty"),
-     ("flow", 0, None, "k must be at least 1, not 0"), ("flow", -1, None, "k must be at least 1, not -1"),
-     ("flow", None, 0, "the token budget must be at least 1, not 0")],
+    [
+        ("", None, None, "the query is empty"),
+        ("  \t", None, None, "the query is empty"),
+        ("flow", 0, None, "k must be at least 1, not 0"),
+        ("flow", -1, None, "k must be at least 1, not -1"),
+        ("flow", None, 0, "the token budget must be at least 1, not 0"),
+    ],
 )
 def test_search_api_rejects_bad_input(query, k, budget, message, tmp_path):
     import evidence_pipeline

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+from evidence_pipeline.children import unit_children
 from evidence_pipeline.pipeline import PipelineOptions, card_of, document_points, evidence_units, prepare, sparse_vectors
 from evidence_pipeline_tests.test_cards import first_pages  # noqa: F401  (one parse cache for the card tests)
 
@@ -54,7 +55,7 @@ def test_the_card_is_the_first_unit_and_names_the_filing(filings):
     assert card.kind == "card" and card.card is not None
     assert f"Organisation: {card.card.organisation}" in card.text and "Tickers: AAPL" in card.text
     assert all(u.doc_title == card.card.title for u in units)  # every unit under the clean title
-    [child] = card.retrieval_units
+    [child] = unit_children(card)
     assert child.kind == "card" and "issued by" in child.text
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from evidence_pipeline.cards import build_card
 from evidence_pipeline.evaluation.routing_eval import evaluate, load_questions, scaled
-from evidence_pipeline.routing import RoutingIndex, query_periods, resolve
+from evidence_pipeline.retrieval.named_documents import RoutingIndex, resolve
+from evidence_pipeline.retrieval.query import query_periods
 from evidence_pipeline_tests.test_cards import first_pages  # noqa: F401  (one parse cache for both modules)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,9 +73,7 @@ def test_near_twin_titles(sop_cards):
     """Two documents that differ by one title word (cards of a real SOP, retitled as twins)."""
     base = next(c for c in sop_cards if c.doc_id == "SOP-MFG-231")
     twins = [
-        base.model_copy(
-            update={"doc_id": f"TWIN-{n}", "title": f"Column Chromatography Elution, Line {n}", "identifiers": []}
-        )
+        base.model_copy(update={"doc_id": f"TWIN-{n}", "title": f"Column Chromatography Elution, Line {n}", "identifiers": []})
         for n in (1, 3)
     ]
     index = RoutingIndex([*sop_cards, *twins])
@@ -175,8 +174,15 @@ def _filing(doc_id, organisation, names, doc_type, period_end, months, fiscal_ye
     from evidence_pipeline.records import DocumentCard
 
     return DocumentCard(
-        doc_id=doc_id, title=f"{organisation} Form {doc_type}", doc_type=doc_type, organisation=organisation,
-        names=list(names), tickers=list(tickers), period_end=period_end, period_months=months, fiscal_year=fiscal_year,
+        doc_id=doc_id,
+        title=f"{organisation} Form {doc_type}",
+        doc_type=doc_type,
+        organisation=organisation,
+        names=list(names),
+        tickers=list(tickers),
+        period_end=period_end,
+        period_months=months,
+        fiscal_year=fiscal_year,
     )
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from evidence_pipeline import pipeline
 from evidence_pipeline.orchestration.definitions import build_definitions
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 from evidence_pipeline.orchestration.resources import (
     CorpusResource,
     EmbedderResource,
@@ -18,7 +19,6 @@ from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
-from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
 SCHEDULE = build_reingest_schedule()
 

@@ -6,16 +6,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
 from evidence_pipeline.corpus import file_fingerprint
 from evidence_pipeline.orchestration.asset_job import ASSET_JOB_NAME
-from evidence_pipeline.orchestration.sensors import BUCKETS, FileState, bucket_of, batched_run_requests, build_corpus_sensor, changed_files
+from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
+from evidence_pipeline.orchestration.resources import CorpusResource, StoreResource
+from evidence_pipeline.orchestration.sensors import BUCKETS, FileState, batched_run_requests, bucket_of, build_corpus_sensor, changed_files
 from evidence_pipeline.records import sha256_file
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
 from evidence_pipeline.store.base import Point, SparseVector, point_id
 from evidence_pipeline.store.edge import EdgeStore
-from evidence_pipeline.orchestration.partition_ranges import RANGE_END_TAG, RANGE_START_TAG
 
 SENSOR = build_corpus_sensor()
 

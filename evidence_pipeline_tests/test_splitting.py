@@ -1,3 +1,4 @@
+from evidence_pipeline.children import unit_children
 from evidence_pipeline.splitting import split_unit
 from evidence_pipeline.units import approx_tokens, build_units
 from evidence_pipeline_tests.docs import lnp_doc
@@ -33,6 +34,6 @@ def test_long_table_split_by_rows_repeats_caption_and_header():
 
 def test_children_of_pieces_share_the_table_id():
     pieces = split_unit(_table_unit(80), 500, approx_tokens)
-    children = [c for p in pieces for c in p.retrieval_units]
+    children = [c for p in pieces for c in unit_children(p)]
     assert {c.parent_id for c in children} == {pieces[0].parent_id}
     assert len({c.child_id for c in children}) == len(children)

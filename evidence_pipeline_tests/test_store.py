@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline.errors import StoreError
-from evidence_pipeline.records import DocumentCard
 from evidence_pipeline.payload import DocumentStamp, PointPayload
+from evidence_pipeline.records import DocumentCard
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store

@@ -6,7 +6,7 @@ import pytest
 
 from evidence_pipeline.cli import main
 from evidence_pipeline.settings import StoreSettings
-from evidence_pipeline.store.base import Point, SparseVector
+from evidence_pipeline.store.base import SparseVector
 from evidence_pipeline.store.copy import copy_store
 from evidence_pipeline.store.edge import EdgeStore
 from evidence_pipeline.store.server import ServerStore

@@ -115,7 +115,7 @@ def test_the_distinguishing_part_is_printed_and_in_the_scope(twins, texts):
 
 def test_every_answer_is_printed_on_its_page_and_in_no_sibling(twins, texts):
     n_questions = 0
-    for base_id, family in _families(twins).items():
+    for family in _families(twins).values():
         for twin in family:
             own = texts[twin.doc_id]
             siblings = [" ".join(texts[s.doc_id]) for s in family if s is not twin]

@@ -1,7 +1,16 @@
 import pytest
 
+from evidence_pipeline.children import unit_children
 from evidence_pipeline.records import BBox, Table, TableCell, TextBlock
-from evidence_pipeline.units import UnitOptions, build_units, bulleted_list_items, drop_duplicate_tables, is_contents_entry, is_contents_table, is_table_caption
+from evidence_pipeline.units import (
+    UnitOptions,
+    build_units,
+    bulleted_list_items,
+    drop_duplicate_tables,
+    is_contents_entry,
+    is_contents_table,
+    is_table_caption,
+)
 from evidence_pipeline_tests.docs import lnp_doc
 
 
@@ -40,9 +49,9 @@ def test_text_views_html_only_for_llm():
     assert "Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6" in unit.retrieval_text
 
 
-def test_retrieval_units_carry_parent_and_prefix():
+def test_unit_children_carry_parent_and_prefix():
     unit = _table(build_units(lnp_doc()))
-    children = unit.retrieval_units
+    children = unit_children(unit)
     kinds = [c.kind for c in children]
     assert kinds == ["summary", "context", "row", "row", "footnote", "context"]
     assert all(c.parent_id == unit.unit_id for c in children)
@@ -58,7 +67,7 @@ def test_children_embed_a_short_prefix_and_bm25_indexes_the_whole_location():
     long_title = "Quarterly Report on Form 10-Q of Example Holdings for the period ended March 31, 2023"
     path = ["PART I. FINANCIAL INFORMATION", "ITEM 2. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS", "Liquidity"]
     unit = _table(build_units(lnp_doc())).model_copy(update={"doc_title": long_title, "section_path": path})
-    child = unit.retrieval_units[0]
+    child = unit_children(unit)[0]
     # the embedded prefix: title's first 12 words, the two innermost headings (each to 10 words), the caption
     assert child.prefix == (
         "SOP-8812 Quarterly Report on Form 10-Q of Example Holdings for the period ended"
@@ -80,8 +89,8 @@ def test_section_chunks_exclude_table_context_and_furniture():
     assert "The particle size must be 80 to 100 nm. Polydispersity must be below 0.2." in bodies
     assert not any("cooling jacket" in p or "Record the flow rates" in p or "Page 2 of 3" in p for p in bodies)
     assert [u.section_path for u in sections] == [["3 Procedure"], ["4 Acceptance criteria"]]
-    children = sections[1].retrieval_units
-    # a sentence of fewer than eight words joins the one before it (records.MIN_SENTENCE_WORDS)
+    children = unit_children(sections[1])
+    # a sentence of fewer than eight words joins the one before it (children.MIN_SENTENCE_WORDS)
     assert [c.text for c in children] == ["The particle size must be 80 to 100 nm. Polydispersity must be below 0.2."]
 
 
@@ -97,17 +106,17 @@ def test_a_body_fragment_joins_its_neighbour_instead_of_becoming_a_child():
         "The cooling jacket is now checked before each mixing run.",
         "Q1 2023 vs. Q1 2022",
     ]
-    children = section.model_copy(update={"body": body}).retrieval_units
+    children = unit_children(section.model_copy(update={"body": body}))
     assert [c.text for c in children] == [
         "FORM 10-Q Washington, D.C. 20549 The mixer is cleaned before every batch of the day. $",
         "Key changes were: The cooling jacket is now checked before each mixing run. Q1 2023 vs. Q1 2022",
     ]
     assert [c.child_id for c in children] == [f"{section.unit_id}-c0", f"{section.unit_id}-c1"]
-    only = section.model_copy(update={"body": ["☐", "$"]}).retrieval_units
+    only = unit_children(section.model_copy(update={"body": ["☐", "$"]}))
     assert [c.text for c in only] == ["☐ $"]  # fragments only: one child, nothing lost
     # a lead-in that ends its section joins the sentence before it
     last = section.model_copy(update={"body": ["The mixer is cleaned before every batch of the day.", "Then:"]})
-    assert [c.text for c in last.retrieval_units] == ["The mixer is cleaned before every batch of the day. Then:"]
+    assert [c.text for c in unit_children(last)] == ["The mixer is cleaned before every batch of the day. Then:"]
 
 
 def test_caption_inferred_from_neighbouring_block_when_not_linked():

@@ -2,6 +2,7 @@
 
 import pytest
 
+from evidence_pipeline.children import unit_children
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.pipeline import PipelineOptions, evidence_units, split_evidence_units
 from evidence_pipeline.tools.samples.truth import load_truth
@@ -55,7 +56,7 @@ def test_same_shaped_tables_told_apart_by_caption(units_of):
     one, two = _by_caption(units, "Table 1"), _by_caption(units, "Table 2")
     assert one and two and one[0].column_paths == two[0].column_paths
     assert any(p.upper().startswith("CAUTION") for p in two[0].context_before)
-    assert all(c.prefix.endswith(two[0].caption) for c in two[0].retrieval_units)
+    assert all(c.prefix.endswith(two[0].caption) for c in unit_children(two[0]))
 
 
 def test_real_document_tables_get_captions_and_sections(parse_cached, corpora):

@@ -3,23 +3,19 @@
     python -m evidence_pipeline.benchmark.dagster_scale --pg-url URL [--docs 100000] [--backfill 1000]
         [--batch 25] [--work data/bench-dagster] [--out data/reports/dagster-scale]
 
-(``make bench-dagster`` starts the local cluster and passes its URL.) The database is
-emptied first. Measured, each with its wall time:
+Empties the database (``make bench-dagster`` starts the local cluster and passes its URL), then
+times each step:
 
 1. writing ``--docs`` one-page PDFs into the corpus folder;
-2. the corpus sensor's first tick (every file new: hashed, one run request per batch)
-   and the registration of its dynamic partitions (what the daemon does with the tick's
-   requests, in requests of 10,000 keys);
-3. an unchanged tick and a tick after one file changed (the cursor's size each time);
-   a tick with the cursor reset (every document compared with the instance);
-4. an asset backfill of the first ``--backfill`` documents, as the UI launches one,
-   executed by ``dagster-daemon``: runs of ``--batch`` documents
-   (``BackfillPolicy.multi_run``), two at a time; wall time, runs per minute, and
-   whether every partition of every asset got materialized.
+2. the corpus sensor's first tick (every file new) and the registration of its dynamic
+   partitions, in requests of 10,000 keys;
+3. an unchanged tick, a tick after one file changed (with the cursor's size each time), and a
+   tick with the cursor reset;
+4. an asset backfill of the first ``--backfill`` documents run by ``dagster-daemon`` in runs of
+   ``--batch`` documents, two at a time: wall time, runs per minute, every partition materialized.
 
-The sensor is evaluated in this process with ``build_sensor_context`` and the real
-instance (the daemon would add the same partitions); its run requests are counted, not
-launched. The report goes to ``--out`` as ``report.json`` and ``report.md``.
+The sensor is evaluated in this process against the real instance; its run requests are counted,
+not launched. Writes ``report.json`` and ``report.md`` to ``--out``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ embedded and written). The two alternate; pages/s is pages over wall time, model
 and the parser's start-up included (both pay them alike).
 
 ``--joint`` adds a third run in each round: overlap, with every child embedded whole
-(``EVIDENCE_CHILD_VECTORS=joint``, the previous releases' way) instead of its prefix and text
+(``EVIDENCE_CHILD_VECTORS=joint``) instead of its prefix and text
 apart (``mixed``, the default; ``Embedder.embed_children``).
 """
 

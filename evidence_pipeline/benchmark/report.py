@@ -13,13 +13,15 @@ def _fig(key, label, value, unit, *, baseline=None, ratio=None, target=None, met
 
 
 def build_report(raw: dict) -> dict:
-    figs = []
+    figs = _ingest_e2e_figures(raw)
+    if "parse_generated" not in raw:  # the end-to-end ingest alone (``bench --ingest-only``)
+        return {"meta": raw["meta"], "figures": figs, "raw": raw}
     pg = raw["parse_generated"]
     figs.append(_fig("parse.generated.pages_per_s", "parse, generated corpus", pg["pages_per_s"], "pages/s",
                      note=f"{pg['pages']} pages, {pg['docs']} docs"))
     if "parse_shared" in raw:
         ps = raw["parse_shared"]
-        figs.append(_fig("parse.shared.pages_per_s", "parse, clinical-protocols", ps["pages_per_s"], "pages/s",
+        figs.append(_fig("parse.shared.pages_per_s", f"parse, {ps.get('name', 'clinical-protocols')}", ps["pages_per_s"], "pages/s",
                          note=f"{ps['pages']} pages, {ps['docs']} of {ps['of_docs']} docs"))
     b = raw["build"]
     figs.append(_fig("build.units_per_s", "build units + split", b["units_per_s"], "units/s", note=f"{b['units']} units"))
@@ -79,6 +81,15 @@ def build_report(raw: dict) -> dict:
                          target="<= 0.05", met=frac <= 0.05,
                          note=f"first {ir['first_s']:.1f} s, second {ir['second_s']:.1f} s"))
     return {"meta": raw["meta"], "figures": figs, "raw": raw}
+
+
+def _ingest_e2e_figures(raw: dict) -> list[dict]:
+    """``evidence-pipeline ingest`` end to end and ``search()`` on its store (``ingest_e2e``)."""
+    if "ingest_e2e" not in raw:
+        return []
+    from evidence_pipeline.benchmark.ingest_e2e import figures
+
+    return figures(raw["ingest_e2e"], _fig)
 
 
 def _search_api_figures(raw: dict) -> list[dict]:
@@ -159,6 +170,9 @@ def markdown(report: dict) -> str:
 
 
 def write_outputs(report: dict, out_dir: Path) -> list[Path]:
+    from evidence_pipeline.evaluation.measurements import recorded  # the commit and UTC time, for `make report`
+
+    report = {**report, "meta": {**report.get("meta", {}), "recorded": recorded()}}
     out_dir.mkdir(parents=True, exist_ok=True)
     js, md = out_dir / "bench.json", out_dir / "bench.md"
     js.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")

@@ -10,15 +10,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from evidence_pipeline.benchmark import stages
 from evidence_pipeline.benchmark.report import build_report, write_outputs
 from evidence_pipeline.benchmark.synthetic import TextSampler
 from evidence_pipeline.benchmark.timing import load_1min, timed
-
-SHARED_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "clinical-protocols"
 
 
 class Plan:
@@ -28,12 +26,12 @@ class Plan:
         self.quick = quick
         self.embed_children = 96 if quick else None  # None: every child of the generated corpus
         self.embed_rounds = 2
-        # the five backends side by side (each beside raw fp32, two rounds): on these first
+        # the backends side by side (each beside raw fp32, two rounds): on these first
         # children of the ones above (None: all of them); a quick run checks that each one runs
         # and keeps its vectors close to fp32, not its speed to two digits
         self.backend_children = 32 if quick else None
-        # (children, queries) per backend; qdrant-client local mode is brute force in Python
-        # (about 950 points/s upsert, seconds per grouped query at 100k), so it stops at 10k.
+        # (children, queries) per backend; qdrant-client local mode is brute force in Python,
+        # too slow to upsert and query the largest size, so it stops at the smaller one.
         self.edge = [(2_000, 20)] if quick else [(10_000, 100), (100_000, 100)]
         self.local = [(2_000, 5)] if quick else [(10_000, 20)]
         self.local_skipped = [] if quick else [100_000]
@@ -74,7 +72,18 @@ def _first_children(units_per_doc, counter, limit: int | None):
     return kept
 
 
-def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[str], None] | None = None) -> dict:
+def run_bench(
+    out_dir: Path | None = None,
+    quick: bool = False,
+    log: Callable[[str], None] | None = None,
+    pdfs: Path | None = None,
+    ingest: Path | None = None,
+    ingest_only: bool = False,
+) -> dict:
+    """``pdfs``: a folder of real PDFs parsed beside the generated corpus (the README's figures:
+    ``shared/corpora/clinical-protocols/pdfs``); a quick run skips them. ``ingest``: a folder
+    ingested first, end to end, by ``evidence-pipeline ingest`` in a cold process, then searched
+    (``ingest_e2e``; ``make bench``: the 10-Qs); ``ingest_only``: that alone."""
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     plan = Plan(quick)
     started = time.perf_counter()
@@ -87,6 +96,13 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
             "started": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
     }
+    if ingest is not None:  # first, on a machine this run has not loaded yet
+        from evidence_pipeline.benchmark import ingest_e2e
+
+        log(f"ingest end to end: evidence-pipeline ingest {ingest}, cold, into a fresh store; then search() on it")
+        raw["ingest_e2e"] = ingest_e2e.measure(Path(ingest))
+        if ingest_only:
+            return _finish(raw, started, out_dir, log)
     from evidence_pipeline.embedding import Embedder, token_counter
     from evidence_pipeline.parser import DoclingParser
     from evidence_pipeline.settings import EMBED_BACKENDS
@@ -108,10 +124,11 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
         log(f"parse: {len(corpus)} generated documents")
         docs, raw["parse_generated"] = stages.parse(parser, corpus)
         all_docs = list(docs)
-        shared = sorted((SHARED_CORPUS / "pdfs").glob("*.pdf")) if SHARED_CORPUS.is_dir() else []
+        shared = sorted(pdfs.glob("*.pdf")) if pdfs is not None else []
         if shared and not quick:
-            log(f"parse: {len(shared)} shared clinical protocols (budget {plan.shared_parse_budget_s:.0f} s)")
+            log(f"parse: {len(shared)} PDFs of {pdfs} (budget {plan.shared_parse_budget_s:.0f} s)")
             shared_docs, raw["parse_shared"] = stages.parse(parser, shared, plan.shared_parse_budget_s)
+            raw["parse_shared"]["name"] = pdfs.parent.name if pdfs.name == "pdfs" else pdfs.name
             all_docs += shared_docs
 
         log("build: evidence units + split")
@@ -176,6 +193,10 @@ def run_bench(out_dir: Path | None = None, quick: bool = False, log: Callable[[s
                 raw["ingest_runner"] = _probe("runner", work / "probe-runner", probe_files)
             except RuntimeError as exc:
                 raw["ingest_runner"] = {"error": str(exc)[-500:]}
+    return _finish(raw, started, out_dir, log)
+
+
+def _finish(raw: dict, started: float, out_dir: Path | None, log: Callable[[str], None]) -> dict:
     raw["meta"]["load_end"] = load_1min()
     raw["meta"]["total_s"] = time.perf_counter() - started
     report = build_report(raw)

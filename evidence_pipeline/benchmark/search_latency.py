@@ -1,30 +1,22 @@
 """Latency of the public ``evidence_pipeline.search()``, as an application calls it, and of
 the service's ``/search`` while an ingest runs in another process.
 
-``public_search``: on a store that exists, the same questions go through ``search()`` with
-the store kept open between calls (the default) and with it opened and closed on every
-call (``StoreSettings.keep_open=False``, what ``search()`` did before), in alternating
-rounds so that both meet the same machine load. Each call's time is split into its two
-parts, measured right after on the same question: the query embedding (``Embedder.embed_query``)
-and the store part (``reading_store`` + ``retrieval.search_store`` with that embedding:
-everything ``search()`` does but embedding), in wall time and in this process's CPU time
-(``store_cpu``: less swayed by other processes on a shared machine).
+``public_search``: the same questions through ``search()`` on an existing store, kept open
+between calls (the default) and opened per call (``StoreSettings.keep_open=False``), in
+alternating rounds so that both meet the same machine load. Each call's time is split into the
+query embedding and the store part (everything else), in wall time and in process CPU time.
 
-``service_during_ingest``: the search service (``benchmark.service.running_service``) on a
-store holding some of the sample documents answers ``/search`` back to back while another
-process ingests the rest the way ``evidence-pipeline ingest`` does
-(``benchmark.concurrency.run_ingest``); the latency of the requests made during the ingest,
-and the failures on both sides.
+``service_during_ingest``: the search service (``benchmark.service.running_service``) answers
+``/search`` back to back while another process ingests the rest of the sample documents
+(``benchmark.concurrency.run_ingest``): the latency of the requests made during the ingest, and
+the failures on both sides.
 
     python -m evidence_pipeline.benchmark.search_latency [--children 100000] [--queries 100]
-
-runs both on the generated sample corpus and, with ``--children``, ``public_search`` on a
-synthetic store of that many children, and prints one JSON object.
-
     python -m evidence_pipeline.benchmark.search_latency --store DIR --questions FILE.jsonl
 
-runs ``public_search`` alone on a store that an ingest built (``evidence-pipeline ingest`` with
-``EVIDENCE_STORE_PATH=DIR``), asking the questions of FILE (``shared/eval/FORMAT.md``).
+The first runs both on the generated sample corpus (and ``public_search`` on a synthetic store
+of ``--children`` children); the second runs ``public_search`` alone on a store an ingest built,
+asking the questions of FILE (``shared/eval/FORMAT.md``). Each prints one JSON object.
 """
 
 from __future__ import annotations
@@ -36,13 +28,17 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from evidence_pipeline.benchmark.timing import load_1min, percentile
 from evidence_pipeline.embedding import Embedder, TokenCounter
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MODES = {"kept": True, "per_call": False}  # mode -> StoreSettings.keep_open
 
@@ -156,7 +152,7 @@ def service_during_ingest(
 
 
 def synthetic_store(
-    n_children: int, real_texts: Sequence[str], dim: int, path: Path, vectors: "np.ndarray | None" = None
+    n_children: int, real_texts: Sequence[str], dim: int, path: Path, vectors: np.ndarray | None = None
 ) -> StoreSettings:
     """``n_children`` synthetic children (``benchmark.synthetic``; ``vectors``: real embeddings
     to mix) in a new Edge store at ``path``, not indexed (``index_threshold`` 0)."""
@@ -172,7 +168,7 @@ def synthetic_store(
     return settings
 
 
-def store_vectors(settings: StoreSettings) -> "np.ndarray":
+def store_vectors(settings: StoreSettings) -> np.ndarray:
     """Every dense vector in the store at ``settings`` (the real embeddings synthetic ones mix)."""
     import numpy as np
 

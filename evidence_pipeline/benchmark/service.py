@@ -15,9 +15,8 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator, Sequence
 from urllib.parse import urlencode
 
 from evidence_pipeline.benchmark.timing import load_1min, percentile
@@ -109,7 +108,7 @@ def service_latency(store: StoreSettings, documents: int, embedder: Embedder, qu
             if not hits:
                 raise RuntimeError(f"no hits for {queries[i % len(queries)]!r}")
         # Where a request's time goes: the query embedding and the store's open + close (what
-        # a search paid before the store was kept open between searches), with the service's 1 thread.
+        # a search pays with ``keep_open=False``), with the service's 1 thread.
         let_go(store)
         embed_ms, open_ms = [], []
         for i in range(min(n_queries, 20)):

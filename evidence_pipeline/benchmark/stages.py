@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from evidence_pipeline import pipeline
 from evidence_pipeline.benchmark.synthetic import TextSampler, synthetic_documents
@@ -49,7 +49,9 @@ def embed(units_per_doc: Sequence[list[EvidenceUnit]], embedder: Embedder, count
     texts = [c.embed_text for units in units_per_doc for c in pipeline.children_of(units, counter)]
     batch = embedder.settings.batch_size
     # The baseline is fp32 sentence-transformers whatever backend ``embedder`` runs.
-    model = Embedder(embedder.settings.model_copy(update={"backend": "torch"})).model
+    from evidence_pipeline.embedding import _sentence_transformer
+
+    model = _sentence_transformer(embedder.model_path)
     model.encode(texts[:batch], batch_size=batch, show_progress_bar=False)  # warm-up
 
     def ours() -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from evidence_pipeline.records import DocumentCard, document_head
 from evidence_pipeline.payload import DocumentStamp, PointPayload
+from evidence_pipeline.records import DocumentCard, document_head
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store.base import Point, point_id
 

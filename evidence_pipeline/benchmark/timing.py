@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 
 @dataclass

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from evidence_pipeline.evaluation.metrics import normalize
 from evidence_pipeline.evaluation.parser_quality.coverage import pdf_page_texts

@@ -10,8 +10,8 @@ tokenizer's pieces), so tests can pass a whitespace tokenizer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 

@@ -6,8 +6,9 @@ The chart is drawn with Pillow (matplotlib is not a dependency of the project).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from evidence_pipeline.evaluation.metrics import HEADLINE, K_MAX, METRICS, has_evidence, is_evidence_hit
 from evidence_pipeline.evaluation.questions import Question
@@ -135,7 +136,7 @@ def markdown_report(report: Mapping[str, Any]) -> str:
     systems = report["systems"]
     meta = report.get("meta", {})
     lines = ["# Retrieval evaluation", ""]
-    for key in ("questions", "docs", "n_docs", "n_questions", "model", "parser", "seconds"):
+    for key in ("questions", "docs", "n_docs", "n_questions", "model", "parser", "seconds", "recorded"):
         if key in meta:
             lines.append(f"- {key}: {meta[key]}")
     if "chunks" in meta:
@@ -203,6 +204,11 @@ def bar_chart(systems: Mapping[str, Any], path: Path) -> Path:
 
 
 def write_outputs(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    """report.json, report.md and report.png in ``out_dir``; the files' ``meta`` also records the
+    commit and UTC time they were written at (``measurements.recorded``, read by ``make report``)."""
+    from evidence_pipeline.evaluation.measurements import recorded
+
+    report = {**report, "meta": {**report.get("meta", {}), "recorded": recorded()}}
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "report.json"
     json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

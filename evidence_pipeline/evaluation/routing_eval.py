@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from evidence_pipeline.cards import CARD_PAGES, DocumentCard, build_card
 from evidence_pipeline.records import ParsedDoc
-from evidence_pipeline.routing import RoutingIndex
+from evidence_pipeline.retrieval.named_documents import RoutingIndex
 
 
 class RoutingFigures(BaseModel):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from evidence_pipeline.evaluation.metrics import summarize
 from evidence_pipeline.evaluation.questions import Question

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +30,9 @@ from evidence_pipeline.embedding import Embedder, TokenCounter
 from evidence_pipeline.evaluation.baselines import Bm25Windows, FlatChunk, fixed_windows
 from evidence_pipeline.evaluation.metrics import K_MAX, Context, score_question
 from evidence_pipeline.evaluation.questions import Question
+from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.pipeline import PipelineOptions, document_points, prepare, sparse_vectors, write_points
 from evidence_pipeline.records import ParsedDoc
-from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.retrieval import search_store
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder

@@ -13,7 +13,7 @@ reads NLTK data only from the copy inside its wheel, so nothing is downloaded.
 from __future__ import annotations
 
 import asyncio
-from typing import Sequence
+from collections.abc import Sequence
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager

@@ -27,9 +27,11 @@ from evidence_pipeline import __version__
 from evidence_pipeline.embedding import Embedder
 from evidence_pipeline.errors import EvidencePipelineError
 from evidence_pipeline.integrations.options import SCORE_NOTE
-from evidence_pipeline.parents import ParentRecord, get_parent as lookup_parent
+from evidence_pipeline.parents import ParentRecord
+from evidence_pipeline.parents import get_parent as lookup_parent
 from evidence_pipeline.records import SearchHit
-from evidence_pipeline.retrieval import BUDGET_CANDIDATES, search as search_index
+from evidence_pipeline.retrieval import BUDGET_CANDIDATES
+from evidence_pipeline.retrieval import search as search_index
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 
 # An agent's k is bounded like a budget's candidate list: more parents than this is a dump, not a search.
@@ -91,5 +93,5 @@ def run_stdio(store: StoreSettings | None = None, embedding: EmbeddingSettings |
     embedding = embedding or EmbeddingSettings.from_env()
     # stdout carries the protocol: whatever loading the model prints goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
-        Embedder(embedding).model
+        Embedder(embedding).model  # noqa: B018  (loads the model)
     build_server(store, embedding).run("stdio")

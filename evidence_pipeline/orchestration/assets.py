@@ -8,7 +8,7 @@ backfill, a batch of them (``batching``); the body is the same loop either way.
 
 import warnings
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 import numpy as np
@@ -45,7 +45,7 @@ _COMMON: dict[str, Any] = {"partitions_def": documents, "group_name": GROUP, "ba
 
 
 class RawDocumentConfig(dg.Config):
-    path: Optional[str] = None  # set by `evidence-pipeline ingest` for files outside the corpus folder
+    path: str | None = None  # set by `evidence-pipeline ingest` for files outside the corpus folder
 
 
 class ChildEmbeddings(BaseModel):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator, Mapping
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from upath import UPath  # universal-pathlib: a dependency of dagster, what its own IO managers use
@@ -120,7 +120,7 @@ class PartitionedPickleIOManager(dg.IOManager):
 class DocumentIOManager(dg.ConfigurableIOManagerFactory):
     """Pickles each document's stage outputs, one file per partition (batched runs included)."""
 
-    base_dir: Optional[str] = None
+    base_dir: str | None = None
 
     def create_io_manager(self, context: dg.InitResourceContext) -> PartitionedPickleIOManager:
         base = self.base_dir or context.instance.storage_directory()

@@ -1,9 +1,9 @@
 """Dagster resources: thin, configurable handles on the core's parser, embedder and store."""
 
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
-from typing import Any, Iterator, Optional
+from typing import Any
 
 import dagster as dg
 from pydantic import BaseModel, Field, create_model
@@ -13,12 +13,11 @@ from evidence_pipeline.pipeline import PipelineOptions
 from evidence_pipeline.settings import DEFAULT_EMBED_BACKEND, EmbeddingSettings, ParserSettings, StoreSettings, corpus_dir
 
 
-@lru_cache(maxsize=4)
 def _parser(settings: ParserSettings):
     # One parser per process and settings: Docling's pipeline (in its worker) is built once.
-    from evidence_pipeline.parser import make_parser
+    from evidence_pipeline.parser import shared_parser
 
-    return make_parser(settings)
+    return shared_parser(settings)
 
 
 _PARSER_DEFAULTS = ParserSettings()
@@ -29,7 +28,7 @@ class ParserResource(dg.ConfigurableResource):
 
     Set ``docling_artifacts`` to use Docling's own ML models."""
 
-    docling_artifacts: Optional[str] = None
+    docling_artifacts: str | None = None
     isolation: str = _PARSER_DEFAULTS.isolation
     max_pages: int = _PARSER_DEFAULTS.max_pages
     timeout_s: float = _PARSER_DEFAULTS.timeout_s
@@ -55,11 +54,11 @@ class EmbedderResource(dg.ConfigurableResource):
     (``backend``: one of ``settings.EMBED_BACKENDS``; see settings), loaded once per process;
     ``child_vectors``: how a child's vector is made of its prefix and text (``settings.CHILD_VECTORS``)."""
 
-    model: Optional[str] = None
+    model: str | None = None
     batch_size: int = 32
     backend: str = DEFAULT_EMBED_BACKEND
     child_vectors: str = "mixed"
-    threads: Optional[int] = None
+    threads: int | None = None
 
     @property
     def settings(self) -> EmbeddingSettings:
@@ -89,8 +88,8 @@ class StoreResource(dg.ConfigurableResource):
     ``lock_timeout_s`` seconds for its turn."""
 
     path: str = "data/store"
-    url: Optional[str] = None
-    api_key: Optional[str] = None
+    url: str | None = None
+    api_key: str | None = None
     collection: str = "evidence"
     lock_timeout_s: float = 60.0
     upsert_batch: int = 1024
@@ -107,7 +106,7 @@ class StoreResource(dg.ConfigurableResource):
         )
 
     @contextmanager
-    def open(self, lock_timeout_s: Optional[float] = None) -> Iterator:
+    def open(self, lock_timeout_s: float | None = None) -> Iterator:
         """The store is held only inside this block, so other processes can use it between runs.
         ``lock_timeout_s`` overrides how long to wait for a busy embedded store (0: do not wait)."""
         from evidence_pipeline.store import open_store

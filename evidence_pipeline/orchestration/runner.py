@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import dagster as dg
 
@@ -15,7 +16,7 @@ from evidence_pipeline.orchestration.asset_job import ingest_job_def
 from evidence_pipeline.orchestration.assets import documents
 from evidence_pipeline.orchestration.checks import empty_document_problems, parsed_warnings
 from evidence_pipeline.orchestration.failures import failure_message, ingest_console_logger
-
+from evidence_pipeline.work import WORK
 
 
 @dataclass
@@ -114,9 +115,10 @@ def ingest_paths(
 
     A file whose content hash and pipeline version match what the store holds is skipped
     (``force`` re-ingests it): re-running over an unchanged corpus parses and embeds nothing.
-    ``read_ahead``: while one document is embedded and written, the parser's worker process
-    parses the next (``WorkerParser.read_ahead``), so parsing and embedding share the 2 cores;
-    the embedding then runs on one core fewer (``embedding.share_cores_with_parser``).
+    ``read_ahead``: the parser's worker process parses the documents ahead of the runs, the
+    first at once, each next while one is embedded and written (``WorkerParser.read_ahead``);
+    the embedding runs on the cores the parser leaves (``embedding.share_cores_with_parser``),
+    and the model loads meanwhile. Each document is one Dagster run.
     """
     paths = list(paths)
     missing = [str(p) for p in paths if not Path(p).exists()]
@@ -133,16 +135,18 @@ def ingest_paths(
         by_key[key] = path
     if not by_key:
         return summary
+    unchanged = set() if force else _unchanged_keys(by_key, defs)
+    parser = _read_ahead_parser(defs) if read_ahead else None
+    if parser is not None:
+        parser.read_ahead([(p.resolve(), doc_id_for(p)) for k, p in by_key.items() if k not in unchanged])
+        share_cores_with_parser(parser.busy)
+    if len(unchanged) < len(by_key):
+        _load_model_meanwhile(defs)
     registered = set(instance.get_dynamic_partitions(documents.name))
     new = [k for k in by_key if k not in registered]
     if new:
         instance.add_dynamic_partitions(documents.name, new)
     job = ingest_job_def(defs).with_logger_defs({"console": ingest_console_logger})
-    unchanged = set() if force else _unchanged_keys(by_key, defs)
-    parser = _read_ahead_parser(defs) if read_ahead else None
-    if parser is not None:
-        parser.read_ahead([(p.resolve(), doc_id_for(p)) for k, p in by_key.items() if k not in unchanged])
-        share_cores_with_parser(True)
     try:
         _run_each(job, instance, by_key, unchanged, progress, log_level, summary)
     finally:
@@ -150,6 +154,22 @@ def ingest_paths(
             parser.read_ahead([])
             share_cores_with_parser(False)
     return summary
+
+
+def _load_model_meanwhile(defs: dg.Definitions) -> None:
+    """Load the embedding model (exporting it first, once, if its cache lacks it) on a thread
+    while the first document is parsed; the run's embedding step waits for it if need be."""
+    resource = (defs.resources or {}).get("embedder")
+    if not hasattr(resource, "embedder"):
+        return
+
+    def load() -> None:
+        try:
+            resource.embedder().load()
+        except Exception:  # noqa: BLE001 (the run's own load reports it, in its document's outcome)
+            pass
+
+    threading.Thread(target=load, name="evidence-model-load", daemon=True).start()
 
 
 def _read_ahead_parser(defs: dg.Definitions):
@@ -165,6 +185,7 @@ def _run_each(job, instance, by_key: dict[str, Path], unchanged: set[str], progr
         if key in unchanged:
             summary.outcomes.append(DocumentOutcome(path, key, True, unchanged=True))
             continue
+        WORK.count("dagster.runs")
         result = job.execute_in_process(
             partition_key=key,
             instance=instance,

@@ -6,21 +6,16 @@ Each tick scans the folder (recursively) and
   ``PARTITIONS_PER_REQUEST`` keys);
 - requests runs for documents whose CONTENT changed; a touched file with the same
   SHA-256 requests nothing;
-- for a document whose file is gone, deletes its points from the store and then its
-  partition.
+- for a document whose file is gone, deletes its points from the store and then its partition.
 
-Per-file state lives in the instance, not in the cursor: the latest ``raw_pdfs``
-materialization of each partition records the file's path, ``fingerprint``
-(size:mtime_ns) and ``content_hash``. The cursor holds a fixed number of digests: the
-documents are spread over ``BUCKETS`` buckets by key, and each bucket's digest covers
-the keys, paths and fingerprints of its files. A tick compares digests only, so a folder
-of 100,000 unchanged files costs a directory scan and no query or hash; a bucket whose
-digest moved (a file added, changed, touched or deleted) has its files compared with
-the instance, and only a file whose fingerprint differs from the recorded one is hashed.
-The cursor stays under ~25 KB whatever the folder holds (plus the deletions still
-pending). An empty cursor (first tick, or reset from the UI) checks every bucket:
-documents whose last ingest saw the same content request nothing. Documents that failed
-are not retried until their file changes; the re-ingestion schedule retries them.
+Per-file state lives in the instance: the latest ``raw_pdfs`` materialization of each partition
+records the file's path, ``fingerprint`` (size:mtime_ns) and ``content_hash``. The cursor holds
+one digest per bucket (``BUCKETS``, documents spread by key) over its files' keys, paths and
+fingerprints, so it does not grow with the folder (but for deletions still pending) and an
+unchanged folder costs a scan and no query or hash. Only a bucket whose digest moved is compared
+with the instance, and only a file whose fingerprint differs is hashed. An empty cursor (first
+tick, or reset from the UI) checks every bucket. A failed document is retried when its file
+changes, or by the re-ingestion schedule.
 """
 
 

@@ -8,6 +8,8 @@ The port the core types against, ``Parser``, lives in ``evidence_pipeline.parser
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from evidence_pipeline.parser.docling_parser import DoclingParser, PdfThreads
 from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES, Parser
 from evidence_pipeline.records import ParsedDoc
@@ -25,4 +27,12 @@ def make_parser(settings: ParserSettings | None = None) -> Parser:
     return WorkerParser(settings)
 
 
-__all__ = ["DoclingParser", "ParsedDoc", "Parser", "PdfThreads", "SUPPORTED_SUFFIXES", "make_parser"]
+@lru_cache(maxsize=4)
+def shared_parser(settings: ParserSettings) -> Parser:
+    """One parser per process and settings (``make_parser``): Docling's pipeline, in its worker
+    or here, is built once. The Dagster resource hands out this one, so ``evidence-pipeline
+    ingest`` can start its worker before Dagster is even imported."""
+    return make_parser(settings)
+
+
+__all__ = ["DoclingParser", "ParsedDoc", "Parser", "PdfThreads", "SUPPORTED_SUFFIXES", "make_parser", "shared_parser"]

@@ -20,7 +20,7 @@ from evidence_pipeline.records import ParsedDoc
 class _CapturingConverter:
     """Forwards to Docling's converter and keeps the last converted document."""
 
-    def __init__(self, inner: Any, owner: "ConvertingParser"):
+    def __init__(self, inner: Any, owner: ConvertingParser):
         self._inner = inner
         self._owner = owner
 
@@ -36,7 +36,7 @@ class ConvertingParser(DoclingParser):
     last_document: Any = None
 
     @property
-    def converter(self):  # type: ignore[override]
+    def converter(self):
         return _CapturingConverter(super().converter, self)
 
     def convert(self, path: Path, doc_id: str | None = None) -> tuple[ParsedDoc, Any]:
@@ -62,7 +62,7 @@ def hybrid_chunk_texts(dl_doc: Any, model_dir: str, max_tokens: int | None = Non
     chunker = HybridChunker(tokenizer=tokenizer)
     out: list[tuple[str, list[int]]] = []
     for chunk in chunker.chunk(dl_doc=dl_doc):
-        pages = sorted({p.page_no for item in chunk.meta.doc_items for p in (item.prov or [])})
+        pages = sorted({p.page_no for item in chunk.meta.doc_items for p in (item.prov or [])})  # type: ignore[attr-defined]  # DocMeta
         out.append((chunker.contextualize(chunk=chunk), pages))
     return out
 

@@ -28,6 +28,7 @@ from evidence_pipeline.parser.grid import Grid
 from evidence_pipeline.parser.page_content import cell_text
 from evidence_pipeline.parser.page_layout import RUNNING_BAND, most_common_size, running_key, size_key
 from evidence_pipeline.parser.table_finder import BoxKey
+from evidence_pipeline.work import CLOCK, WORK
 
 _ATTRIBUTE = "_evidence_pipeline_state"  # the one attribute this package sets on a ConversionResult
 
@@ -124,7 +125,9 @@ def start_body_size(conv_res: ConversionResult, page_nos: list[int]) -> Future[D
 
     def run() -> None:
         try:
-            future.set_result(document_lines_of(conv_res, page_nos))
+            with CLOCK.cpu("parse.prepass", thread=True):
+                lines = document_lines_of(conv_res, page_nos)
+            future.set_result(lines)
         except BaseException as exc:
             future.set_exception(exc)
 
@@ -148,7 +151,8 @@ def document_lines_of(conv_res: ConversionResult, page_nos: list[int]) -> Docume
     if isinstance(source, BytesIO):
         source = BytesIO(source.getvalue())  # the backend's stream stays where it was
     options = backend.options
-    password = options.password.get_secret_value() if getattr(options, "password", None) else None
+    secret = getattr(options, "password", None)  # PDF backends only
+    password = secret.get_secret_value() if secret else None
     decode = DecodeConfig(enforce_same_font=getattr(options, "enforce_same_font", True))
     lines_only = ContentConfig(
         char_cells_content_level=ContentLevel.COMPUTE,
@@ -163,6 +167,7 @@ def document_lines_of(conv_res: ConversionResult, page_nos: list[int]) -> Docume
     try:
         for page_no in page_nos:
             page = doc.get_page(page_no, content_config=lines_only)
+            WORK.count("parse.prepass_pages")
             height = page.dimension.height
             for cell in page.textline_cells:
                 text = cell_text(cell)

@@ -161,7 +161,7 @@ def docling_to_parsed(
             blocks.append(
                 TextBlock(
                     id=f"{doc_id}/b{len(blocks) + 1}",
-                    label=e.label,  # type: ignore[arg-type]
+                    label=e.label,
                     text=e.text,
                     order=order,
                     page=e.page,

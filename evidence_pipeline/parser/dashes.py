@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline.work import WORK
 
 _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _DASH_CLASS = "([" + re.escape(_DASHES) + "])"
@@ -48,7 +49,7 @@ def _restore(text: str, page_texts: list[str]) -> str:
         m = pattern.search(page_text)
         if m:
             dashes = iter(m.groups())
-            return re.sub("-", lambda _: next(dashes), text)
+            return re.sub("-", lambda _: next(dashes), text)  # noqa: B023  (called before the loop moves on)
     return text
 
 
@@ -93,13 +94,14 @@ def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
             if 1 <= page_no <= len(pdf):
                 textpage = pdf[page_no - 1].get_textpage()
                 texts[page_no] = textpage.get_text_range()
+                WORK.count("parse.pdfium_text_pages")
     finally:
         pdf.close()
 
     def around(page: int | None) -> list[str]:
         return [texts[p] for p in (page, (page or 0) + 1, (page or 0) - 1) if p in texts]
 
-    joins = {page: _closed_up([text]) for page, text in texts.items()}
+    joins: dict[int | None, list[tuple[re.Pattern[str], str]]] = {page: _closed_up([text]) for page, text in texts.items()}
     blocks = []
     for b in doc.blocks:
         text = _restore(b.text, around(b.page)) if "-" in b.text else b.text
@@ -107,7 +109,7 @@ def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
         blocks.append(b.model_copy(update={"text": text}) if text != b.text else b)
     tables = []
     for t in doc.tables:
-        pages = [texts[p] for p in (t.pages or [t.page]) if p in texts] + around(t.page)
+        pages = [texts[p] for p in (t.pages or ([t.page] if t.page is not None else [])) if p in texts] + around(t.page)
         tables.append(
             t.model_copy(
                 update={

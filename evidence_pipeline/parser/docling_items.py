@@ -48,7 +48,13 @@ class Entry:
     text: str = ""
     level: int | None = None
     pages: list[int] = field(default_factory=list)
-    table_of: "Entry | None" = None  # caption/footnote: the table it belongs to
+    table_of: Entry | None = None  # caption/footnote: the table it belongs to
+
+    @property
+    def box(self) -> BBox:
+        """``bbox`` where the caller has kept only entries that have one."""
+        assert self.bbox is not None
+        return self.bbox
 
 
 def item_box(doc: DoclingDocument, item: DocItem) -> tuple[int | None, BBox | None, list[int]]:

@@ -14,6 +14,8 @@ from evidence_pipeline.parser.table_limits import limit_tables
 from evidence_pipeline.parser_port import SUPPORTED_SUFFIXES
 from evidence_pipeline.records import ParsedDoc, sha256_file
 from evidence_pipeline.settings import ParserSettings
+from evidence_pipeline.work import CLOCK, WORK
+
 MAX_BYTES = 500 * 1024 * 1024
 
 _log = logging.getLogger(__name__)
@@ -108,8 +110,12 @@ class DoclingParser:
     def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
         """``pages``: only this 1-based, inclusive page range of a PDF (page numbers stay those
         of the file; ``n_pages`` counts the pages converted)."""
-        path = Path(path)
+        with CLOCK.cpu("parse"):
+            return self._parse(Path(path), doc_id, pages)
+
+    def _parse(self, path: Path, doc_id: str | None, pages: tuple[int, int] | None) -> ParsedDoc:
         kind = self._check(path)
+        WORK.count("parse.documents")
         warnings: list[str] = []
         if kind == "pdf":
             warnings += _check_pdf(path, self.settings.max_pages, ocr=self.settings.ocr == "auto" and not self.settings.docling_artifacts)
@@ -140,9 +146,19 @@ class DoclingParser:
                 if state.ocr_seconds:
                     warnings.append(ocr_note(state.ocr_seconds))
                     _log.info("%s: OCR took %.1f s", path.name, sum(state.ocr_seconds.values()))
+        with CLOCK.cpu("parse.convert", thread=True):
+            doc = self._read(result.document, path, doc_id, kind, title_hint, warnings)
+        if kind == "pdf" and not doc.blocks and not doc.tables:
+            unavailable = [w for w in doc.warnings if w.startswith("OCR unavailable")]
+            reason = "OCR is off" if "rules+ocr" not in self.name else unavailable[0] if unavailable else "OCR found no text either"
+            doc = doc.model_copy(update={"warnings": [*doc.warnings, f"no text layer: needs OCR (scanned PDF; {reason})"]})
+        return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
+
+    def _read(self, document, path: Path, doc_id: str | None, kind: str, title_hint: str | None, warnings: list[str]) -> ParsedDoc:
+        """Docling's document as a ParsedDoc (headings levelled, tables read), dashes as printed."""
         try:
             doc = docling_to_parsed(
-                result.document,
+                document,
                 doc_id=doc_id or path.stem,
                 source=str(path),
                 content_hash=sha256_file(str(path)),
@@ -160,11 +176,7 @@ class DoclingParser:
                 doc = restore_dashes(doc, path)
             except Exception as exc:  # cosmetic: never fail a document over its dashes
                 doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
-        if kind == "pdf" and not doc.blocks and not doc.tables:
-            unavailable = [w for w in doc.warnings if w.startswith("OCR unavailable")]
-            reason = "OCR is off" if "rules+ocr" not in self.name else unavailable[0] if unavailable else "OCR found no text either"
-            doc = doc.model_copy(update={"warnings": [*doc.warnings, f"no text layer: needs OCR (scanned PDF; {reason})"]})
-        return limit_tables(doc, self.settings.max_cell_chars, self.settings.max_table_cols)
+        return doc
 
     @staticmethod
     def _check(path: Path) -> str:
@@ -221,6 +233,7 @@ def _check_pdf(path: Path, max_pages: int, ocr: bool = False) -> list[str]:
         if n > max_pages:
             raise ParseError(str(path), f"PDF has {n} pages (limit {max_pages})")
         try:
+            WORK.count("parse.pdfium_text_pages", min(n, 3))
             text_chars = sum(pdf[i].get_textpage().count_chars() for i in range(min(n, 3)))
         except pdfium.PdfiumError:
             text_chars = 1

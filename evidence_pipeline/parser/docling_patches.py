@@ -24,6 +24,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from docling.models.factories.table_factory import TableStructureFactory
 
@@ -47,7 +48,7 @@ def keep_shapes_in_backend() -> None:
         dp_backend._make_docling_parse_page_content_config = keep_shapes
 
 
-def register_rule_models(layout_model: type, table_model: type) -> TableStructureFactory:
+def register_rule_models(layout_model: type[Any], table_model: type[Any]) -> TableStructureFactory:
     """Register the rule models once per process; return the table factory that holds them."""
     from docling.models.factories import get_layout_factory
 
@@ -76,7 +77,7 @@ def rule_table_factory(factory: TableStructureFactory) -> Iterator[None]:
 
     with _lock:
         stock = standard_pdf_pipeline.get_table_structure_factory
-        standard_pdf_pipeline.get_table_structure_factory = lambda allow_external_plugins=False: factory
+        standard_pdf_pipeline.get_table_structure_factory = lambda allow_external_plugins=False: factory  # type: ignore[assignment]
         try:
             yield
         finally:
@@ -94,12 +95,11 @@ INITIALISM_RE = re.compile(r"^\s*\(?\s*[A-Za-z]\.[A-Za-z]\.")
 
 def initialisms_are_not_numbering() -> None:
     """Docling's heading-level stage reads a heading's leading "A." or "(b)" as a numbering
-    marker and ranks numbered headings apart from the rest (``heading_hierarchy_model``). It read
-    "U.S." that way: in real filings every "U.S. ..." heading outranked the headings beside it
-    and took them in ("NOTE 14 — CONTINGENCIES > U.S. Cell Phone Litigation > Other
-    Contingencies" in Microsoft's 10-Qs; Pfizer's "Docetaxel ..." inquiry under "U.S. Department
-    of Justice ..."). An initialism is a word, not a marker: such a heading is levelled by its
-    style, as its neighbours are."""
+    marker and ranks numbered headings apart from the rest (``heading_hierarchy_model``), so a
+    heading that opens with "U.S." would outrank the headings beside it and take them in ("NOTE
+    14 — CONTINGENCIES > U.S. Cell Phone Litigation > Other Contingencies"). After this patch an
+    initialism is a word, not a marker: such a heading is levelled by its style, as its
+    neighbours are."""
     import docling.models.stages.heading_hierarchy.heading_hierarchy_model as hierarchy
 
     with _lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 # Font names that mark bold text: "Arial-BoldMT", "Calibri,Bold", TeX's "SFBX1000"/"CMBX10"
 # (bold extended) and "NimbusRomNo9L-Medi".
@@ -34,29 +35,29 @@ class Box:
     def cy(self) -> float:
         return (self.t + self.b) / 2
 
-    def union(self, other: "Box") -> "Box":
+    def union(self, other: Box) -> Box:
         return Box(min(self.l, other.l), min(self.t, other.t), max(self.r, other.r), max(self.b, other.b))
 
-    def expanded(self, d: float) -> "Box":
+    def expanded(self, d: float) -> Box:
         return Box(self.l - d, self.t - d, self.r + d, self.b + d)
 
-    def intersects(self, other: "Box") -> bool:
+    def intersects(self, other: Box) -> bool:
         return self.l <= other.r and other.l <= self.r and self.t <= other.b and other.t <= self.b
 
-    def h_overlap(self, other: "Box") -> float:
+    def h_overlap(self, other: Box) -> float:
         return max(0.0, min(self.r, other.r) - max(self.l, other.l))
 
-    def v_overlap(self, other: "Box") -> float:
+    def v_overlap(self, other: Box) -> float:
         return max(0.0, min(self.b, other.b) - max(self.t, other.t))
 
-    def contains_center(self, other: "Box", tol: float = 0.0) -> bool:
+    def contains_center(self, other: Box, tol: float = 0.0) -> bool:
         return self.l - tol <= other.cx <= self.r + tol and self.t - tol <= other.cy <= self.b + tol
 
-    def same(self, other: "Box", tol: float) -> bool:
+    def same(self, other: Box, tol: float) -> bool:
         """Every edge within ``tol`` of the other box's."""
         return max(abs(self.l - other.l), abs(self.t - other.t), abs(self.r - other.r), abs(self.b - other.b)) <= tol
 
-    def overlap_ratio_of(self, other: "Box") -> float:
+    def overlap_ratio_of(self, other: Box) -> float:
         """Share of ``other``'s area that lies inside this box."""
         area = max(other.width, 1e-6) * max(other.height, 1e-6)
         return self.h_overlap(other) * self.v_overlap(other) / area
@@ -97,7 +98,7 @@ class Rules:
     fills: list[Box] = field(default_factory=list)  # larger painted areas (shaded rows, boxes)
 
     @classmethod
-    def from_boxes(cls, boxes: list[Box], fills: list[Box] | None = None, max_thick: float = 2.5) -> "Rules":
+    def from_boxes(cls, boxes: list[Box], fills: list[Box] | None = None, max_thick: float = 2.5) -> Rules:
         rules = cls(fills=list(fills or []))
         for b in boxes:
             if b.height <= max_thick and b.width >= 4:
@@ -106,7 +107,7 @@ class Rules:
                 rules.vertical.append((b.cx, b.t, b.b))
         return rules
 
-    def joined_verticals(self, gap: float = 1.5, tol: float = 1.0) -> "Rules":
+    def joined_verticals(self, gap: float = 1.5, tol: float = 1.0) -> Rules:
         """The same rulings with collinear vertical segments that (nearly) touch joined into one.
 
         Word processors draw a table's column rulings cell by cell: one short segment per row,
@@ -134,7 +135,7 @@ class Rules:
         horizontal rule (often drawn double) crosses it: the segments above and below meet there."""
         return y1 - y0 <= most and any(y0 - 1 <= y <= y1 + 1 and x0 - 1 <= x <= x1 + 1 for y, x0, x1 in self.horizontal)
 
-    def inside(self, box: Box, tol: float = 2.0) -> "Rules":
+    def inside(self, box: Box, tol: float = 2.0) -> Rules:
         ex = box.expanded(tol)
         return Rules(
             horizontal=[h for h in self.horizontal if ex.t <= h[0] <= ex.b and h[2] > ex.l and h[1] < ex.r],
@@ -143,9 +144,12 @@ class Rules:
         )
 
 
-def chains(values: Iterable[float], gap: float) -> list[list[float]]:
+_N = TypeVar("_N", int, float)
+
+
+def chains(values: Iterable[_N], gap: float) -> list[list[_N]]:
     """``values`` sorted and cut wherever one lies more than ``gap`` past the one before it."""
-    out: list[list[float]] = []
+    out: list[list[_N]] = []
     for v in sorted(values):
         if out and v - out[-1][-1] <= gap:
             out[-1].append(v)

@@ -1,27 +1,22 @@
 """Which headings are sections: rules read from the document's own structure.
 
-Docling's heading levels on a PDF come from type styles, which real filings use loosely:
-a statement title set larger than its "Item 1." heading outranks it, a unit line
-"(In millions)" set in bold looks like a heading, the same running line at the top of
-every page opens a new section on each. These rules settle that from the document:
+Docling levels a PDF's headings by type style, which filings use loosely: a statement title set
+larger than its "Item 1." heading, a unit line "(In millions)" in bold, the same running line at
+the top of every page. These rules settle that from the document:
 
 - a heading that repeats on several pages is page furniture, not a section;
-- a line in parentheses only ("(In millions)", "(Unaudited)") is a note to the table under
-  it, never a heading;
+- a line in parentheses only ("(In millions)", "(Unaudited)") is a note to the table under it;
 - structural headings that name their kind and number ("PART I", "Item 2.", "Chapter 3")
-  outrank every style-levelled heading, ranked by kind (a part holds chapters, articles,
-  items and notes, in that order) whatever order the document first prints them in, unless
-  the kind first appears in an index at the back (``BACK_INDEX_SHARE``); notes set larger
-  than the heading that opens them go under it; a bare
-  "Item 2." with its title beside it on the same line is one heading; numbered kinds repeat
-  with other numbers ("Item 1.", "Item 2.", ...) without becoming running heads;
-- a line that opens with an amount ("(300) Q1 Operating income", "2,722 ...") or ends with a
-  currency sign is a chart label or a table row, never a heading; nor is a line of dates only
-  ("Apr 1, 2023 Dec 31, 2022");
-- an unnumbered heading set in capitals, or followed by a table note (a line, or a top cell of
-  the table itself), directly above a table
-  that has no caption (nothing but table notes and loose column-head words between them)
-  is that table's title: it becomes its caption.
+  outrank every style-levelled heading, ranked by kind (parts, chapters, articles, items,
+  notes) whatever order the document prints them in, unless the kind first appears in an index
+  at the back (``BACK_INDEX_SHARE``); notes set larger than the heading that opens them go under
+  it; a bare "Item 2." with its title beside it is one heading; numbered kinds repeat with other
+  numbers ("Item 1.", "Item 2.") without becoming running heads;
+- a line that opens with an amount or ends with a currency sign is a chart label or a table
+  row, and a line of dates only is no heading;
+- an unnumbered heading set in capitals, or followed by a table note, directly above a table
+  that has no caption (nothing but table notes and loose column-head words between) is that
+  table's title: it becomes its caption.
 """
 
 from __future__ import annotations
@@ -33,6 +28,7 @@ from evidence_pipeline.parser.page_furniture import page_extremes
 from evidence_pipeline.parser.scripts import letter_weight
 from evidence_pipeline.parser.text_lines import BARE_STRUCTURAL_RE, STRUCTURAL_RE, structural_key, structural_kind
 from evidence_pipeline.text import DOT_LEADER_RE
+from evidence_pipeline.vocabulary import MONTH_COUNTS, MONTH_NAME
 
 _DIGITS = re.compile(r"\d+")
 # a line that is nothing but parenthesised groups: "(In millions) (Unaudited)"
@@ -52,14 +48,14 @@ _CHECKBOX = re.compile(r"^\s*[☐☑☒□■✓✔]")
 # "Three Months Ended September 30,", "Years ended December 31", "Year Ended": a table's period
 # head left above it, never a section; "Year Ended December 31, 2022 Compared to ..." is one.
 _PERIOD_HEAD = re.compile(
-    r"^\s*(?:(?:three|six|nine|twelve)\s+months|\d{1,2}\s+weeks|(?:fiscal\s+)?(?:years?|quarters?|periods?))\s+end(?:ed|ing)\b"
+    rf"^\s*(?:(?:{MONTH_COUNTS})\s+months|\d{{1,2}}\s+weeks|(?:fiscal\s+)?(?:years?|quarters?|periods?))\s+end(?:ed|ing)\b"
     r"(?!.*\b(?:compared|versus|vs)\b)",
     re.IGNORECASE,
 )
 
 # "Apr 1, 2023 Dec 31, 2022", "September 20, 2022", "June 30, 2023": nothing but dates, a
 # table's column heads or a row's first cell set apart from its table, or a cover's date line
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MONTH = MONTH_NAME
 _DATE = rf"(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}})"
 _DATES_ONLY = re.compile(rf"^\s*(?:as\s+of\s+)?{_DATE}(?:\s*(?:,|and|&|to|[-\u2013\u2014])?\s*{_DATE})*\s*,?\s*$", re.IGNORECASE)
 
@@ -151,12 +147,9 @@ _TITLE_WORDS = 20
 def structural_lines(entries: list[Entry]) -> None:
     """A paragraph that is a whole Part or Item heading, its title in capitals ("Item 8.
     Financial Statements and Supplementary Data."), is that heading: some filings set their
-    Items in body type (3M's 10-K, whose statements had sat in its MD&A's last section). A
+    Items in body type, and without it their statements would sit in the previous section. A
     contents line reads the same, so only the last such line of each Part or Item counts, and
-    none where a heading of that Part or Item follows it. Of the 86 PDFs of the shared,
-    generated, twin and Korean corpora (``evaluation.parser_quality.digest``), only 3M's 10-K
-    parses otherwise (pipeline version 20): "PART II > Item 8. ... > NOTE 7. ..." where its
-    statements and notes had sat under "FINANCIAL INSTRUMENTS"."""
+    none where a heading of that Part or Item follows it."""
     last: dict[tuple[str, str], Entry] = {}
     for e in entries:
         key = structural_key(e.text) if e.label in ("paragraph", "section_header") else None
@@ -212,7 +205,7 @@ def _take_in_front(label: Entry, beside: list[Entry]) -> Entry | None:
     ``label`` was; None when nothing is beside it."""
     if not beside:
         return None
-    joined = min(beside, key=lambda o: o.bbox.l)
+    joined = min(beside, key=lambda o: o.box.l)
     joined.text = f"{label.text.strip()} {joined.text.strip()}"
     joined.key = min(joined.key, label.key)
     return joined
@@ -238,8 +231,8 @@ def _beside(e: Entry, entries: list[Entry], gap: float) -> list[Entry]:
 
 BACK_INDEX_SHARE = 0.8
 """A kind of structural heading whose first heading comes after this share of the document's
-headings is an index printed at the back (Intel's 10-Q closes with a "Form 10-Q
-Cross-Reference Index" of its Parts and Items), not its outline."""
+headings is an index printed at the back (a filing that closes with a cross-reference index
+of its Parts and Items), not its outline."""
 
 
 def _outline_kinds(heads: list[Entry]) -> list[str]:
@@ -253,8 +246,8 @@ def _outline_kinds(heads: list[Entry]) -> list[str]:
 
 
 def _printed_above_notes(heads: list[Entry], notes: list[Entry]) -> bool:
-    """Some heading that is no note is printed more prominently than every note (Intel's
-    "Management's Discussion and Analysis" over "Note 11 : ...")."""
+    """Some heading that is no note is printed more prominently than every note
+    ("Management's Discussion and Analysis" over "Note 11 : ...")."""
     top = min(e.level or 1 for e in notes)
     return any((e.level or 1) < top for e in heads if structural_kind(e.text) is None)
 
@@ -263,8 +256,8 @@ def _notes_under_their_heading(heads: list[Entry], notes: list[Entry]) -> bool:
     """Notes printed more prominently than the heading that opens them ("Notes to Consolidated
     Condensed Financial Statements" over "Note 1 : ...") go one level below it, with the
     headings inside them: the notes end at the next heading of that heading's level or above
-    (Intel's "Management's Discussion and Analysis" after its last note). Returns whether the
-    notes moved."""
+    ("Management's Discussion and Analysis" after the last note). Returns whether the notes
+    moved."""
     first = heads.index(notes[0])
     opening = next((e for e in reversed(heads[:first]) if structural_kind(e.text) is None), None)
     top = min(e.level or 1 for e in notes)

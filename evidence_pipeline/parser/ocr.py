@@ -3,9 +3,9 @@
 The models ship inside the ``rapidocr`` wheel (PP-OCRv6 detection and recognition as ONNX
 files in ``rapidocr/models``): nothing is downloaded, and the engine is told the paths of
 those files so no download code runs. RapidOCR's per-line orientation classifier is not
-used: on upright scans it turned sound lines over (a 0.98-confidence line read as
-garbage); the page's orientation is decided once per page instead (a page on its side is
-turned upright; a page read with low confidence is also read upside down).
+used, as it can turn sound lines of an upright scan over; the page's orientation is decided
+once per page instead (a page on its side is turned upright; a page read with low confidence is
+also read upside down).
 
 Docling's own OCR stage runs after layout (it refines the layout model's clusters), but the
 rule layout reads text to find its regions; so OCR is a source of page text *inside* the
@@ -26,6 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from docling_core.types.doc.page import TextCell
@@ -33,6 +34,10 @@ from docling_core.types.doc.page import TextCell
 from evidence_pipeline.parser.geometry import Rules
 from evidence_pipeline.parser.ocr_cells import MIN_SCORE, Frame, ocr_cells, quads_of
 from evidence_pipeline.parser.scan_rules import image_rules
+from evidence_pipeline.work import CLOCK, WORK
+
+if TYPE_CHECKING:
+    from rapidocr import RapidOCR
 
 RENDER_SCALE = 2.0  # 144 dpi: 10 pt text is 20 px high, plenty for the recognizer's 48 px lines
 OCR_THREADS = 2  # fixed, so the ONNX arithmetic (and the text) never depends on the machine
@@ -102,7 +107,7 @@ class PageReader:
     """One RapidOCR engine, built on the first page that needs it, used under a lock."""
 
     def __init__(self) -> None:
-        self._engine = None
+        self._engine: RapidOCR | None = None
         self._lock = threading.Lock()
 
     def _engine_locked(self):
@@ -133,6 +138,7 @@ class PageReader:
         """OCR of page ``page_no`` (1-based) of ``source`` (path or bytes stream), whose
         page box is ``width`` x ``height`` points."""
         started = time.perf_counter()
+        WORK.count("parse.ocr_pages")
         rgb = render_page(source, page_no, RENDER_SCALE)
         if _ink_share(rgb) < _MIN_INK_SHARE:
             return PageScan(seconds=time.perf_counter() - started)
@@ -182,6 +188,7 @@ def render_page(source, page_no: int, scale: float) -> np.ndarray:
         try:
             page = pdf[page_no - 1]
             bitmap = page.render(scale=scale)
+            WORK.count("parse.rendered_pages")
             rgb = np.array(bitmap.to_pil().convert("RGB"))
             page.close()
         finally:
@@ -242,10 +249,15 @@ def scan_if_needed(reader: PageReader | None, conv_res, page) -> PageScan | None
 
     The page's parsed cells are replaced by the OCR cells, so every later stage (Docling's
     reading order and heading levels among them) sees the text that was read."""
-    if reader is None or has_text_layer(page.cells):
+    if reader is None:
+        return None
+    with CLOCK.cpu("parse.text_layer", thread=True):
+        readable = has_text_layer(page.cells)
+    if readable:
         return None
     size = page.size
-    scan = reader.scan(conv_res.input._backend.path_or_stream, page.page_no, size.width, size.height)
+    with CLOCK.cpu("parse.ocr", thread=True):
+        scan = reader.scan(conv_res.input._backend.path_or_stream, page.page_no, size.width, size.height)
     parsed = page.parsed_page
     if parsed is not None and scan.lines:
         parsed.textline_cells = scan.lines

@@ -103,8 +103,9 @@ def _ink_band(grey: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> t
         return y0, y1, max(y1 - y0, 1.0) * 0.6
     rows = (grey[top:bottom, left:right] < _INK).sum(axis=1)
     peak = rows.max()
-    inked = np.flatnonzero(rows >= 0.05 * peak) if peak else []
-    body = np.flatnonzero(rows >= 0.3 * peak) if peak else []
+    none = np.empty(0, dtype=np.intp)
+    inked = np.flatnonzero(rows >= 0.05 * peak) if peak else none
+    body = np.flatnonzero(rows >= 0.3 * peak) if peak else none
     if len(inked) == 0 or len(body) == 0:
         return y0, y1, max(y1 - y0, 1.0) * 0.6
     cap_top, baseline = top + inked[0], top + body[-1] + 1

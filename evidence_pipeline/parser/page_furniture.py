@@ -18,15 +18,15 @@ _PAGE_NUMBER_KEY = re.compile(r"^[-–—\s]*(page\s*)?#(\s*(of|/)\s*#)?[-–—
 
 def place_furniture(entries: list[Entry], doc: DoclingDocument) -> None:
     """Page headers read before their page's body, page footers after it."""
-    body = [e for e in entries if e.label not in ("page_header", "page_footer") and e.page is not None]
+    body = [(e.page, e.key) for e in entries if e.label not in ("page_header", "page_footer") and e.page is not None]
     for e in entries:
         if e.label not in ("page_header", "page_footer") or e.page is None:
             continue
         if e.label == "page_header":
-            later = [b.key for b in body if b.page >= e.page]
+            later = [key for page, key in body if page >= e.page]
             e.key = (min(later) if later else 1e9) - 0.5 + (e.bbox.t if e.bbox else 0) * 1e-6
         else:
-            earlier = [b.key for b in body if b.page <= e.page]
+            earlier = [key for page, key in body if page <= e.page]
             e.key = (max(earlier) if earlier else -1.0) + 0.5 + (e.bbox.t if e.bbox else 0) * 1e-6
 
 
@@ -82,16 +82,16 @@ def _stretches(pages: set[int]) -> set[int]:
 def page_extremes(entries: list[Entry]) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
     """Per page, the ids of the entries outside the furniture on its first (topmost) and on its
     last (lowest) line: where running lines read. A line holds every entry beside the extreme
-    one that shares half its height ("Pfizer Inc.   2021 Form 10-K   19", three items on one
-    footer line)."""
+    one that shares half its height (a company's name, "2021 Form 10-K" and a page number: three
+    items on one footer line)."""
     by_page: dict[int, list[Entry]] = {}
     for e in entries:
         if e.page is not None and e.bbox is not None and e.label not in ("page_header", "page_footer"):
             by_page.setdefault(e.page, []).append(e)
     out: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
     for page, items in by_page.items():
-        top = min(items, key=lambda x: x.bbox.t)
-        low = max(items, key=lambda x: x.bbox.b)
+        top = min(items, key=lambda x: x.box.t)
+        low = max(items, key=lambda x: x.box.b)
         out[page] = (frozenset(id(x) for x in items if _same_line(x, top)), frozenset(id(x) for x in items if _same_line(x, low)))
     return out
 
@@ -100,15 +100,15 @@ def _same_line(a: Entry, b: Entry) -> bool:
     """``a`` is ``b`` or sits beside it: their vertical overlap is at least half the shorter's height."""
     if a is b:
         return True
-    overlap = a.bbox.v_overlap(b.bbox)
-    return overlap > 0 and overlap >= 0.5 * min(a.bbox.height, b.bbox.height)
+    overlap = a.box.v_overlap(b.box)
+    return overlap > 0 and overlap >= 0.5 * min(a.box.height, b.box.height)
 
 
 def _margin(e: Entry, page_height: float) -> str | None:
     """"top"/"bottom" when the item sits in the page's top or bottom margin."""
-    if e.bbox.b < 0.12 * page_height:
+    if e.box.b < 0.12 * page_height:
         return "top"
-    if e.bbox.t > 0.88 * page_height:
+    if e.box.t > 0.88 * page_height:
         return "bottom"
     return None
 
@@ -118,7 +118,8 @@ def _edge(e: Entry, extremes: dict[int, tuple[frozenset[int], frozenset[int]]], 
     margin = _margin(e, page_height)
     if margin:
         return margin
-    first, last = extremes.get(e.page, (frozenset(), frozenset()))
+    none: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+    first, last = extremes.get(e.page, none) if e.page is not None else none
     if id(e) in last:
         return "bottom"
     if id(e) in first:

@@ -215,13 +215,14 @@ class PageAnalyser:
         return False
 
     def _running_furniture(self, spans: list[Span], rows) -> tuple[list[Region], list[Span]]:
+        running = self.running or frozenset()
         alone = {id(r.spans[0]) for r in rows if len(r.spans) == 1}
         regions: list[Region] = []
         body: list[Span] = []
         for s in spans:
             top = s.box.b < RUNNING_BAND * self.height
             bottom = s.box.t > (1 - RUNNING_BAND) * self.height
-            known = running_key(s.text) in self.running or (id(s) in alone and bool(_PAGE_NUMBER.match(s.text)))
+            known = running_key(s.text) in running or (id(s) in alone and bool(_PAGE_NUMBER.match(s.text)))
             if top and known:
                 regions.append(Region("page_header", s.box, [s]))
             elif bottom and known:

@@ -32,6 +32,7 @@ from evidence_pipeline.parser.page_layout import PageAnalyser, body_text_size
 from evidence_pipeline.parser.raised_markers import mark_lines
 from evidence_pipeline.parser.table_finder import box_key
 from evidence_pipeline.parser.table_grid import build_grid
+from evidence_pipeline.work import WORK
 
 _LABELS = {
     "table": DocItemLabel.TABLE,
@@ -81,6 +82,7 @@ class RuleLayoutModel(BaseLayoutModel):
             if page._backend is None or not page._backend.is_valid() or page.size is None:
                 out.append(LayoutPrediction())
                 continue
+            WORK.count("parse.pages")
             try:
                 scan = scan_if_needed(self.reader, conv_res, page)
             except OcrUnavailable as exc:

@@ -36,7 +36,7 @@ def reorder_pages(entries: list[Entry], doc) -> None:
 
 
 def positional_order(items: list[Entry]) -> list[Entry]:
-    width = max(e.bbox.r for e in items) - min(e.bbox.l for e in items)
+    width = max(e.box.r for e in items) - min(e.box.l for e in items)
     out: list[Entry] = []
     for band in _bands(items, width):
         out += _read_band(band, width)
@@ -47,27 +47,27 @@ def _horizontal_groups(items: list[Entry]) -> list[list[Entry]]:
     groups: list[list[Entry]] = []
     bottom = float("-inf")
     for e in sorted(items, key=_top):
-        if groups and e.bbox.t < bottom - 1.0:
+        if groups and e.box.t < bottom - 1.0:
             groups[-1].append(e)
-            bottom = max(bottom, e.bbox.b)
+            bottom = max(bottom, e.box.b)
         else:
             groups.append([e])
-            bottom = e.bbox.b
+            bottom = e.box.b
     return groups
 
 
 def _gutter(items: list[Entry], width: float) -> tuple[float, float] | None:
     """The clear x-range between a left and a right column of real width, if any."""
-    ordered = sorted(items, key=lambda e: e.bbox.l)
-    left_edge = ordered[0].bbox.l
-    right_edge = max(e.bbox.r for e in items)
-    reach = ordered[0].bbox.r
+    ordered = sorted(items, key=lambda e: e.box.l)
+    left_edge = ordered[0].box.l
+    right_edge = max(e.box.r for e in items)
+    reach = ordered[0].box.r
     for e in ordered[1:]:
-        if e.bbox.l >= reach + _GUTTER:
-            if reach - left_edge >= _COLUMN_SHARE * width and right_edge - e.bbox.l >= _COLUMN_SHARE * width:
-                return reach, e.bbox.l
+        if e.box.l >= reach + _GUTTER:
+            if reach - left_edge >= _COLUMN_SHARE * width and right_edge - e.box.l >= _COLUMN_SHARE * width:
+                return reach, e.box.l
             return None
-        reach = max(reach, e.bbox.r)
+        reach = max(reach, e.box.r)
     return None
 
 
@@ -90,10 +90,10 @@ def _read_band(band: list[Entry], width: float) -> list[Entry]:
     gutter = _gutter(band, width) if len(band) > 1 else None
     if gutter is None:
         return sorted(band, key=_top)
-    left = [e for e in band if e.bbox.r <= gutter[0] + 0.5]
-    right = [e for e in band if e.bbox.r > gutter[0] + 0.5]
+    left = [e for e in band if e.box.r <= gutter[0] + 0.5]
+    right = [e for e in band if e.box.r > gutter[0] + 0.5]
     return sorted(left, key=_top) + sorted(right, key=_top)
 
 
 def _top(e: Entry) -> tuple[float, float]:
-    return (e.bbox.t, e.bbox.l)
+    return (e.box.t, e.box.l)

@@ -31,7 +31,7 @@ _PERIOD_WORD = re.compile(r"\b(?:ended|ending|months?|weeks?|years?|quarters?|fi
 
 def titles_above(text: str) -> bool:
     """Text set like a title: in capitals, two words or more, no figure, no period and no
-    closing colon ("CONSOLIDATED STATEMENTS OF CASH FLOWS", "AMAZON.COM, INC."; a column head
+    closing colon ("CONSOLIDATED STATEMENTS OF CASH FLOWS", a company's name; a column head
     in capitals names its period, "THREE MONTHS ENDED", and a row label in capitals introduces
     rows, "OPERATING ACTIVITIES:")."""
     letters = [ch for ch in re.sub(r"\([^()]*\)", "", text) if ch.isalpha()]
@@ -246,7 +246,7 @@ class TableFinder:
             if first <= last:
                 diff[first - lo] += 1
                 diff[last - lo + 1] -= 1
-        best, best_x, run, best_run = None, None, 0, 0
+        best, best_x, run, best_run = None, 0, 0, 0  # best_x is read only once best is set
         crossing = 0
         for x in range(lo, hi):
             crossing += diff[x - lo]

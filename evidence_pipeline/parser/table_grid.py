@@ -200,8 +200,8 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             keep = [
                 c
                 for c in range(c0, c1 + 1)
-                if ext[c] is None
-                or min(b.r, ext[c][1]) - max(b.l, ext[c][0]) >= 0.25 * max(ext[c][1] - ext[c][0], 1)
+                if (x := ext[c]) is None
+                or min(b.r, x[1]) - max(b.l, x[0]) >= 0.25 * max(x[1] - x[0], 1)
                 or c == _col_of(s.box.cx, edges)
             ]
             if c0 == 0 or not _centred_over(b, [ext[c] for c in range(c0, c1 + 1)], s.size):
@@ -264,7 +264,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             # above a subtotal rule does not
             grouping = not is_numeric(s.text) and _col_of(s.box.l + 1, edges) > 0
             under = [h for h in h_rules + rules.horizontal if 0 <= h[0] - s.box.b <= 0.9 * s.size] if grouping else []
-            for y, x0, x1 in under:  # a rule under a group header shows the columns it spans
+            for _y, x0, x1 in under:  # a rule under a group header shows the columns it spans
                 if x0 <= s.box.l + 2 and x1 >= s.box.r - 2 and x1 - x0 < 0.9 * box.width:
                     stretch = Box(x0, s.box.t, x1, s.box.b)
                     break

@@ -2,8 +2,9 @@
 
 Why cut rather than fail: the rest of the document is good, and a table's first columns and the
 start of a long cell still answer questions. Why cut at all: every later stage renders each table
-whole (HTML, row sentences, token counts); a 10 MB cell cost 33 s in splitting alone and put a
-10 MB parent into the store, and a 5,000-column table makes row sentences no embedding model reads.
+whole (HTML, row sentences, token counts): a cell of megabytes stalls splitting and puts a parent
+as large into the store, and a table of thousands of columns makes row sentences no embedding
+model reads.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def capital_structural(text: str) -> bool:
     "ITEM 2.", "PART II"): the capitals mark the heading where a filing sets it in the body's
     own type, neither bold nor larger."""
     m = STRUCTURAL_RE.match(text)
-    return bool(m) and m.group(1).isupper() and m.group(2) == m.group(2).upper()
+    return m is not None and m.group(1).isupper() and m.group(2) == m.group(2).upper()
 
 
 DOTTED_NUMBER_RE = re.compile(r"^\s*\d{1,2}(\.\d{1,2})+\.?\s+\S")

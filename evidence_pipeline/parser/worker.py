@@ -12,7 +12,7 @@ with running threads can inherit a lock held by a thread that no longer exists. 
 "spawn" start, a script that parses through the worker needs the ``if __name__ == "__main__":``
 guard (the worker re-imports the script's module); the console scripts, pytest and Dagster have it.
 
-The memory limit is on the worker's resident memory, read from /proc every 50 ms while a
+The memory limit is on the worker's resident memory, read from /proc every ``_POLL_S`` while a
 document is parsed (no limit where there is no /proc). A worker that is still above the limit
 when idle is replaced before the next document.
 
@@ -34,6 +34,7 @@ from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser.docling_parser import DoclingParser
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.settings import ParserSettings
+from evidence_pipeline.work import CLOCK, WORK
 
 START_TIMEOUT_S = 300.0  # importing Docling and building the converter, on a busy machine
 _POLL_S = 0.05
@@ -65,7 +66,10 @@ def _serve(conn, settings_json: str) -> None:
             return
         path, doc_id, pages = request
         try:
-            reply = ("ok", parser.parse(Path(path), doc_id=doc_id, pages=pages).model_dump_json())
+            # the work counts and the stages' CPU seconds travel back with the document
+            with WORK.delta() as counts, CLOCK.delta() as seconds:
+                text = parser.parse(Path(path), doc_id=doc_id, pages=pages).model_dump_json()
+            reply = ("ok", text, counts, seconds)
         except ParseError as exc:
             reply = ("error", exc.reason)
         except MemoryError:
@@ -78,8 +82,10 @@ def _serve(conn, settings_json: str) -> None:
             return
 
 
-def _rss_mb(pid: int) -> float | None:
-    """Resident memory of a process, from /proc (None where there is no /proc)."""
+def _rss_mb(pid: int | None) -> float | None:
+    """Resident memory of a process, from /proc (None where there is no /proc or no process yet)."""
+    if pid is None:
+        return None
     try:
         with open(f"/proc/{pid}/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -165,44 +171,65 @@ def _ahead_key(path: Path, doc_id: str | None) -> tuple | None:
 
 
 class ReadAhead:
-    """At most one parse ahead of the caller, on a thread that waits on the worker's pipe
-    (the parsing itself runs in the worker process)."""
+    """Parses the planned documents ahead of the caller, in the plan's order, one at a time, on a
+    thread that waits on the worker's pipe (the parsing itself runs in the worker process); at
+    most ``depth`` parsed documents wait to be taken. The first starts as soon as there is a
+    plan, so the worker's start-up and the first parse overlap whatever the caller does first."""
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int = 2) -> None:
+        self.depth = depth
         self._lock = threading.Lock()
         self._upcoming: list[tuple] = []
-        self._pending: tuple[tuple, Future] | None = None
+        self._next = 0  # position in the plan of the next document to parse ahead
+        self._ready: dict[tuple, Future] = {}  # parsed or being parsed, not taken yet
+        self._running = False
+        self._parse_now = None
 
-    def plan(self, keys: list[tuple | None]) -> None:
+    def plan(self, keys: list[tuple | None], parse_now=None) -> None:
+        """Read ahead ``keys`` with ``parse_now(path, doc_id, pages)``; ``[]`` ends the read-ahead.
+        Unclaimed results of an earlier plan are dropped (a running parse just ends)."""
         with self._lock:
             self._upcoming = [k for k in keys if k is not None]
-            if not self._upcoming:
-                self._pending = None  # an unclaimed result is dropped; a running parse just ends
+            self._next = 0
+            self._ready = {}
+            self._parse_now = parse_now if self._upcoming else None
+        self._kick()
 
     def take(self, key: tuple | None) -> Future | None:
+        """The read-ahead parse of ``key`` (done or running), or None: the caller parses it itself
+        (not planned, changed since, or not reached yet, which the read-ahead then skips)."""
+        if key is None:
+            return None
         with self._lock:
-            if key is None or self._pending is None or self._pending[0] != key:
-                return None
-            future = self._pending[1]
-            self._pending = None
-            return future
+            future = self._ready.pop(key, None)
+            if key in self._upcoming:
+                i = self._upcoming.index(key)
+                self._next = max(self._next, i + 1)
+                for skipped in self._upcoming[:i]:  # asked past them: nobody takes them now
+                    self._ready.pop(skipped, None)
+        self._kick()
+        return future
 
-    def next_after(self, key: tuple | None, parse_now) -> None:
+    def _kick(self) -> None:
         with self._lock:
-            if key is None or key not in self._upcoming:
+            if self._running or self._parse_now is None or self._next >= len(self._upcoming) or len(self._ready) >= self.depth:
                 return
-            i = self._upcoming.index(key)
-            if i + 1 >= len(self._upcoming) or self._pending is not None:
-                return
-            nxt = self._upcoming[i + 1]
+            key = self._upcoming[self._next]
+            self._next += 1
             future: Future = Future()
-            self._pending = (nxt, future)
+            self._ready[key] = future
+            self._running = True
+            parse_now = self._parse_now
 
         def run() -> None:
             try:
-                future.set_result(parse_now(Path(nxt[0]), nxt[1], None))
+                future.set_result(parse_now(Path(key[0]), key[1], None))
             except BaseException as exc:  # noqa: BLE001 (handed to the caller that takes it)
                 future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._running = False
+            self._kick()
 
         threading.Thread(target=run, name="evidence-parse-ahead", daemon=True).start()
 
@@ -218,6 +245,7 @@ class WorkerParser:
         self.settings = settings if settings is not None else ParserSettings()
         self.name = DoclingParser(self.settings).name  # cheap: no converter is built here
         self._worker: _Worker | None = None
+        self._spawned: _Worker | None = None  # started by ``prestart``, not known to be ready yet
         self._lock = threading.Lock()
         self._read_ahead = ReadAhead()
 
@@ -232,23 +260,36 @@ class WorkerParser:
         with self._lock:
             self._ready_worker("(parser worker start)")
 
+    def prestart(self) -> None:
+        """Start the worker process now and return at once: it loads Docling while the caller
+        does other things; the first ``parse`` waits for it to be ready."""
+        with self._lock:
+            if self._worker is None and self._spawned is None:
+                self._spawned = _Worker(self.settings)
+
+    def busy(self) -> bool:
+        """Whether the worker is parsing (for the caller's parse or ahead of it) right now."""
+        return self._lock.locked()
+
     def parse(self, path: Path, doc_id: str | None = None, pages: tuple[int, int] | None = None) -> ParsedDoc:
         path = Path(path)
         DoclingParser._check(path)  # a missing or unsupported file needs no worker
         key = _ahead_key(path, doc_id) if pages is None else None
         ahead = self._read_ahead.take(key)
         reply = ahead.result() if ahead is not None else self._parse_now(path, doc_id, pages)
-        self._read_ahead.next_after(key, self._parse_now)
         if reply[0] == "ok":
+            WORK.add(reply[2])
+            CLOCK.add(reply[3])
             return ParsedDoc.model_validate_json(reply[1])
         raise ParseError(str(path), reply[1])
 
     def read_ahead(self, upcoming: list[tuple[Path, str | None]]) -> None:
-        """The documents the caller will ask for, in order. After each ``parse`` of one of
-        them the worker parses the next in the background, so the caller's next step (embedding)
-        and the next parse use both cores. A document whose file changed meanwhile, or that is
-        asked for out of order, is parsed again as usual. ``[]`` ends the read-ahead."""
-        self._read_ahead.plan([_ahead_key(Path(p), d) for p, d in upcoming])
+        """The documents the caller will ask for, in order: the worker parses them ahead, the
+        first at once, then each next while the caller works on the ones before it (embedding),
+        so that parsing and embedding use the cores together. A document whose file changed
+        meanwhile, or that is asked for out of order, is parsed again as usual. ``[]`` ends the
+        read-ahead."""
+        self._read_ahead.plan([_ahead_key(Path(p), d) for p, d in upcoming], self._parse_now)
 
     def _parse_now(self, path: Path, doc_id: str | None, pages: tuple[int, int] | None) -> tuple:
         with self._lock:
@@ -269,7 +310,7 @@ class WorkerParser:
                 return worker
             worker.close()  # died while idle, or grew past the limit: start afresh
             self._worker = None
-        worker = _Worker(self.settings)
+        worker, self._spawned = self._spawned or _Worker(self.settings), None
         try:
             reply = worker.wait(START_TIMEOUT_S, self.settings.max_memory_mb, "parser start-up (loading Docling)")
         except _Stop as stop:
@@ -284,11 +325,12 @@ class WorkerParser:
     def close(self) -> None:
         self._read_ahead.plan([])
         with self._lock:
-            if self._worker is not None:
-                self._worker.close()
-                self._worker = None
+            for worker in (self._worker, self._spawned):
+                if worker is not None:
+                    worker.close()
+            self._worker = self._spawned = None
 
-    def __enter__(self) -> "WorkerParser":
+    def __enter__(self) -> WorkerParser:
         return self
 
     def __exit__(self, *exc) -> None:

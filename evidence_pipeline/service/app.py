@@ -17,9 +17,10 @@ import hmac
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager, nullcontext
 from importlib import resources
-from typing import Annotated, Iterator
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -156,8 +157,7 @@ def query_threads(n: int | None) -> int | None:
     nothing set, when torch is not loaded or ``n`` is None).
 
     One query is a few dozen word pieces: a second thread saves little on an idle machine,
-    and on a busy one the threads wait on each other (measured on 2 shared cores at load 18:
-    47 ms per query embedding with 1 thread, 975 ms with 2). The service runs with 1.
+    and on a busy one the threads wait on each other. The service runs with 1.
     """
     torch = sys.modules.get("torch")
     if torch is None or n is None:  # the ONNX backend: no torch to tune, and importing it costs seconds

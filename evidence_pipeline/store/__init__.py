@@ -7,8 +7,8 @@ Backends are imported lazily so that importing ``evidence_pipeline.store.base``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store.base import Point, ReplaceResult, SparseVector, Store, StoredHit, point_id

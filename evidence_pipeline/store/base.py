@@ -10,28 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Re-exported: the fusion constant and score note (``fusion``) and the sparse vector type
+# (``sparse``) are part of the point layout's contract.
+from evidence_pipeline.fusion import RRF_K as RRF_K
+from evidence_pipeline.fusion import SCORE_NOTE as SCORE_NOTE
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
+from evidence_pipeline.sparse import SparseVector as SparseVector
 
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
 
 
-# Keyword payload indexes every backend creates: delete/count/filter by document, group by
-# parent, read the document cards (unit_kind "card") for query routing.
+# Keyword payload indexes every backend creates: delete, count and filter by document, group
+# by parent, filter by kind of unit (the document cards are "card") and by financial statement.
 INDEXED_KEYWORDS = ("doc_id", "parent_id", "unit_kind", "statement")
-
-# Reciprocal-rank-fusion constant: score = sum over lists of 1 / (RRF_K + rank).
-# 60 is the value of the RRF paper; Qdrant's plain FusionQuery(RRF) uses 2, which lets
-# the first ranks of one list dominate the fusion.
-RRF_K = 60
-
-# What a search score is, in one line for people and agents reading results.
-SCORE_NOTE = (
-    f"score: reciprocal-rank fusion of dense and BM25 ranks, 1/({RRF_K}+rank) summed; compare within one query only"
-)
 
 
 def point_id(doc_id: str, child_id: str, parent_id: str) -> str:
@@ -65,13 +61,6 @@ def parent_key(point: str) -> str:
 def parent_key_of(doc_id: str, parent_id: str) -> str:
     """``parent_key`` of every point of that parent, without making a point id."""
     return str(uuid.UUID(bytes=_parent_bytes(doc_id, parent_id) + bytes(8)))[:PARENT_KEY_CHARS]
-
-
-class SparseVector(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    indices: list[int]
-    values: list[float]
 
 
 class Point(BaseModel):
@@ -240,9 +229,7 @@ class Store(Protocol):
     ) -> list[StoredHit]:
         """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents."""
 
-    def dense_search(
-        self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
-    ) -> list[StoredHit]:
+    def dense_search(self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""
 
     def sparse_search(

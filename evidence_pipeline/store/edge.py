@@ -1,33 +1,21 @@
-"""Embedded store on Qdrant Edge: one directory holds one shard, opened by one process.
-
-Edge is Qdrant's engine in-process. It differs from a Qdrant server in ways this
-module works around:
+"""Embedded store on Qdrant Edge, Qdrant's engine in-process: one directory holds one shard,
+opened by one process. Where Edge differs from a Qdrant server:
 
 - no collections: ``settings.path`` is the shard; ``settings.collection`` is unused;
-- no group-by: hybrid search fuses dense + BM25 with RRF, then keeps the best child
-  of each parent here, querying again with deeper prefetches when too few distinct
-  parents came back;
-- an exclusive lock while open: a second process cannot open the shard. Every opener
-  first takes ``StoreLock`` (a file lock beside the shard) and waits up to
-  ``settings.lock_timeout_s`` for it, so processes take turns; open the store only
-  while it is used (``open_store``) and close it, so that the others get their turn
-  (searches keep one read-only open per process that lets go when anyone queues:
-  ``store/reader.py``);
-- no background optimizer: points stay in appendable plain segments where dense search
-  is exact brute force (most of a search at 100k children). ``optimize()`` builds HNSW
-  and vacuums deleted points; the ingest calls it through ``index_if_due`` once
-  ``settings.index_threshold`` points lack a graph, and searches walk ``settings.hnsw_ef``
-  candidates (how often its first parent is the exact search's: ``benchmark.search_latency``);
-- no group-by either, and a payload read per candidate was most of a search: in a store
-  made by this version every point id begins with its parent's key (``base.point_id``),
-  so candidates are grouped by id and only the winners' payloads are read.
+- no group-by: hybrid search fuses dense + BM25 with RRF and keeps the best child of each parent
+  here, querying again with deeper prefetches when too few distinct parents came back; every
+  point id begins with its parent's key (``base.point_id``), so candidates are grouped by id and
+  only the winners' payloads are read;
+- an exclusive lock while open: every opener first takes ``StoreLock`` (a file beside the shard),
+  waiting up to ``settings.lock_timeout_s``, and holds the store only while it is used
+  (``open_store``); searches keep one read-only open that lets go when anyone queues (``reader``);
+- no background optimizer: dense search in appendable segments is exact brute force;
+  ``optimize()`` builds HNSW and vacuums deleted points, which the ingest calls through
+  ``index_if_due`` once ``settings.index_threshold`` points lack a graph.
 
-Crash safety (kill -9 at any moment): every ``update`` is appended to Edge's WAL before
-it returns, and loading a shard replays the WAL, so a killed writer leaves the shard
-as of its last completed update. A new shard is created in a side folder and renamed
-into place, so a killed creation leaves no half-made shard. What a killed
-``replace_document`` leaves (part of the new points, or all of them beside stale old
-ones) is seen as stale by ``document_version`` (every point carries its document's
+Crash safety (kill -9 at any moment): every ``update`` is in Edge's WAL before it returns and a
+load replays it; a new shard is made in a side folder and renamed into place; what a killed
+``replace_document`` leaves is stale by ``document_version`` (every point carries its document's
 point count, ``doc_points``), so the next ingest redoes the document.
 """
 
@@ -37,21 +25,23 @@ import json
 import os
 import shutil
 import time
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import qdrant_edge as qe
 
 from evidence_pipeline.errors import StoreError
+from evidence_pipeline.fusion import rrf
 from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
-from evidence_pipeline.store.lock import StoreLock, busy_message
 from evidence_pipeline.store.base import (
-    DOCUMENT_FIELDS,
     DOC_POINTS,
+    DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
+    RRF_K,
     DocumentInfo,
     DocumentVersion,
-    RRF_K,
     Point,
     ReplaceResult,
     SparseVector,
@@ -66,11 +56,13 @@ from evidence_pipeline.store.base import (
     unit_representatives,
     vector_stats_of,
 )
+from evidence_pipeline.store.lock import StoreLock, busy_message
+from evidence_pipeline.work import WORK
 
 # Edge writes its own config next to the segments; its presence means "a shard lives here".
 _EDGE_CONFIG = "edge_config.json"
 # Written with a new shard: its point ids carry their parent (``base.point_id``), so search
-# groups candidates by id. A store made before has none and groups by payload, as it did.
+# groups candidates by id. A shard without this file groups them by payload.
 _PARENT_KEYED = "parent_keyed_ids"
 _DELETE_BATCH = 4096
 # Points fetched beyond a prefetch depth so that ties at the cut are ordered by id (see _ranked).
@@ -111,6 +103,7 @@ class EdgeStore:
                 self._shard = self._load()
             elif config is not None:
                 self._shard = self._create(config)
+            WORK.count("store.opens")
             self._parent_keyed = (self.path / _PARENT_KEYED).exists()
             self._revision += 1
         except BaseException:
@@ -121,7 +114,7 @@ class EdgeStore:
 
     def _load(self) -> qe.EdgeShard:
         # Edge's own WAL lock can still be taken by a process that opened the shard
-        # without the lock file (e.g. an older version of this package): wait for it too.
+        # without the lock file: wait for it too.
         deadline = time.monotonic() + self.settings.lock_timeout_s
         while True:
             try:
@@ -194,7 +187,7 @@ class EdgeStore:
                     f"{self.path}: the store holds {existing}-dimensional vectors, not {dim}; "
                     "use another store path or delete this one to change the embedding model"
                 )
-        schema = self._shard.info().payload_schema
+        schema = self._require().info().payload_schema
         for key in INDEXED_KEYWORDS:
             if key not in schema:
                 self._update(
@@ -203,6 +196,7 @@ class EdgeStore:
 
     def flush(self) -> None:
         if self._shard is not None:
+            WORK.count("store.flushes")
             self._shard.flush()
 
     def optimize(self) -> bool:
@@ -222,10 +216,9 @@ class EdgeStore:
         """``optimize`` once ``settings.index_threshold`` points are unindexed (0: never).
 
         Edge has no background optimizer: every upsert lands in a plain segment that dense
-        search scans whole. Measured on 100,000 real children (`python -m
-        evidence_pipeline.benchmark.search_latency --children 100000`): the scan is most of a
-        search (the command prints the build time too); later ingests extend the graph only past
-        the threshold again, the points written since are scanned exactly meanwhile."""
+        search scans whole, most of a search on a large store (``benchmark.search_latency``
+        measures it). Later ingests extend the graph only past the threshold again; the points
+        written since are scanned exactly meanwhile."""
         threshold = self.settings.index_threshold
         if threshold <= 0 or self.unindexed() < threshold:
             return False
@@ -241,15 +234,16 @@ class EdgeStore:
         try:
             if shard is not None:
                 try:
-                    # A flush costs ~100 ms even with nothing to write: a reader skips it.
+                    # A flush costs time even with nothing to write: a reader skips it.
                     if self._written:
+                        WORK.count("store.flushes")
                         shard.flush()
                 finally:
                     shard.close()
         finally:
             self._lock.release()  # after Edge let go of its WAL, so the next opener can load
 
-    def __enter__(self) -> "EdgeStore":
+    def __enter__(self) -> EdgeStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -277,7 +271,6 @@ class EdgeStore:
                     )
         if self._shard is None:
             return ReplaceResult(upserted=0, deleted=0)
-        shard = self._shard
         before = self.point_ids(doc_id)
         # Upsert first, then drop what the new version no longer has: the document is
         # never absent, and re-running with the same points changes nothing. Every point
@@ -287,7 +280,8 @@ class EdgeStore:
         for start in range(0, len(points), size):
             batch = [_to_edge_point(p, n) for p in points[start : start + size]]
             self._update(qe.UpdateOperation.upsert_points(batch))
-        stale = sorted(before - {p.id for p in points})
+            WORK.count("store.upserts", len(batch))
+        stale: list[qe.PointId] = [*sorted(before - {p.id for p in points})]
         for start in range(0, len(stale), _DELETE_BATCH):
             self._update(qe.UpdateOperation.delete_points(stale[start : start + _DELETE_BATCH]))
         return ReplaceResult(upserted=len(points), deleted=len(stale))
@@ -366,7 +360,7 @@ class EdgeStore:
                     qe.FieldCondition(key="pipeline_version", match=qe.MatchValue(version.pipeline_version)),
                 ]
             )
-            return int(self._shard.count(qe.CountRequest(exact=True, filter=same)))
+            return int(self._require().count(qe.CountRequest(exact=True, filter=same)))
 
         first = (records[0].payload or {}) if records else None
         return agreed_version(first, count_with, lambda: self.count(doc_id))
@@ -396,13 +390,9 @@ class EdgeStore:
             lists = [self._ranked(dense_q, depth, flt)]
             if sparse_q is not None:
                 lists.append(self._ranked(sparse_q, depth, flt))
-            fused: dict[str, float] = {}
-            parents: dict[str, str] = {}
-            for ranked in lists:
-                # score = sum of 1 / (k + rank), rank counted from 0, as Qdrant's own RRF
-                for rank, (_, pid, parent) in enumerate(ranked):
-                    fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank)
-                    parents[pid] = parent
+            parents = {pid: parent for ranked in lists for _, pid, parent in ranked}
+            # rank counted from 0, as Qdrant's own RRF
+            fused = rrf((((pid for _, pid, _ in ranked), 1.0) for ranked in lists), RRF_K)
             return [(score, pid, parents[pid]) for pid, score in fused.items()]
 
         return self._grouped(candidates, k, max(prefetch_limit, k), flt)
@@ -442,17 +432,23 @@ class EdgeStore:
         ids = unit_representatives((str(r.id), r.payload or {}) for r in self._scroll(flt, ["unit_id"]))
         if not ids:
             return []
-        records = {str(r.id): r for r in self._require().retrieve(ids, with_payload=True, with_vector=False)}
+        point_ids: list[qe.PointId] = [*ids]
+        records = {str(r.id): r for r in self._require().retrieve(point_ids, with_payload=True, with_vector=False)}
         return [StoredHit(id=i, score=0.0, payload=_given_payload(records[i].payload)) for i in ids if i in records]
 
-    def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, str, str]]:
+    def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, int, int | str]]:
         """(score, point id, parent key) of one query's best ``depth`` points, in score order and
         equal scores by point id. A few more are fetched than kept, so that points tied at the
         cut are ordered by id too rather than by whatever order Edge returned them in. The
-        parent key is read off the id (``base.parent_key``) without touching the payloads,
-        or, in a store made before ids carried it, is the payload's ``parent_id``."""
+        parent key is read off the id (``base.parent_key``: its first 8 bytes) without touching
+        the payloads, or, in a shard whose ids do not carry it (``_PARENT_KEYED``), is the
+        payload's ``parent_id``.
+
+        A point id here is its UUID's 128-bit integer, which orders as its text does (fixed-width
+        hex); the text is made only for the few points a search returns (``_grouped``): a search
+        ranks a few hundred points, and making each one's text was most of its time outside the store."""
         keyed = self._parent_keyed
-        found = self._shard.query(
+        found = self._require().query(
             qe.QueryRequest(
                 limit=depth + _TIE_MARGIN,
                 query=query,
@@ -462,12 +458,13 @@ class EdgeStore:
                 params=qe.SearchParams(hnsw_ef=max(self.settings.hnsw_ef, depth + _TIE_MARGIN)),
             )
         )
+        # Sorted as plain (negated score, id) tuples, without a key function: a search sorts a
+        # few hundred of them, and the key calls were most of its time outside the store.
         if keyed:
-            triples = ((float(sp.score), str(sp.id), parent_key(str(sp.id))) for sp in found)
-        else:
-            triples = ((float(sp.score), str(sp.id), (sp.payload or {}).get("parent_id", str(sp.id))) for sp in found)
-        ranked = sorted(triples, key=lambda c: (-c[0], c[1]))
-        return ranked[:depth]
+            ranked = sorted([(-float(sp.score), sp.id.int) for sp in found])[:depth]
+            return [(-negated, pid, pid >> 64) for negated, pid in ranked]
+        parented = sorted([(-float(sp.score), sp.id.int, (sp.payload or {}).get("parent_id")) for sp in found])[:depth]
+        return [(-negated, pid, parent if parent is not None else pid) for negated, pid, parent in parented]
 
     def _grouped(self, candidates, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
         """Best child of each of up to k parents, in score order (Edge has no group-by).
@@ -479,8 +476,8 @@ class EdgeStore:
         """
         if self._shard is None or k <= 0:
             return []
-        total: int | None = None  # counted only when a round comes back short (~2 ms at 10k points)
-        best: dict[str, tuple[float, str]] = {}
+        total: int | None = None  # counted only when a round comes back short: counting is not free
+        best: dict[int | str, tuple[float, int]] = {}
         for _ in range(_MAX_ROUNDS):
             best = {}
             for score, pid, parent in candidates(depth):
@@ -498,24 +495,29 @@ class EdgeStore:
         # a store whose candidates carry only a parent key (see ``_ranked``) reads here.
         cut = ranked[k - 1][0] if len(ranked) >= k else None
         chosen = [c for n, c in enumerate(ranked) if n < k or c[0] == cut]
-        records = {str(r.id): r for r in self._shard.retrieve([pid for _, pid in chosen], with_payload=True, with_vector=False)}
+        ids = [str(uuid.UUID(int=pid)) for _, pid in chosen]
+        records = {str(r.id): r for r in self._shard.retrieve([*ids], with_payload=True, with_vector=False)}
         hits = [
             StoredHit(id=pid, score=score, payload=_given_payload(records[pid].payload))
-            for score, pid in chosen
+            for (score, _), pid in zip(chosen, ids)
             if pid in records
         ]
         return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
+def _doc_condition(doc_ids: Sequence[str]) -> qe.FieldCondition:
+    return qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids)))
+
+
 def _doc_filter(doc_ids: Sequence[str]) -> qe.Filter:
-    return qe.Filter(must=[qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(doc_ids)))])
+    return qe.Filter(must=[_doc_condition(doc_ids)])
 
 
 def _search_filter(
     doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
 ) -> qe.Filter | None:
     """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
-    must = [] if doc_ids is None else list(_doc_filter(doc_ids).must)
+    must: list[qe.ConditionType] = [] if doc_ids is None else [_doc_condition(doc_ids)]
     if unit_kind is not None:
         must.append(qe.FieldCondition(key="unit_kind", match=qe.MatchValue(unit_kind)))
     if statements is not None:
@@ -529,10 +531,10 @@ def _given_payload(payload: dict | None) -> dict:
 
 
 def _to_edge_point(p: Point, doc_points: int) -> qe.Point:
-    # The binding converts each payload string at several microseconds: payload conversion
-    # is most of an upsert's CPU time (see `evidence-pipeline bench`). Sending the fields a
-    # parent's children share once per parent (set_payload) or the version stamp once per
-    # document (set_payload_by_filter) was measured and costs more inside the shard than it saves.
+    # Payload conversion in the binding is most of an upsert's CPU time, yet each point carries
+    # its whole payload: setting the fields a parent's children share once per parent
+    # (set_payload) or the version stamp once per document (set_payload_by_filter) costs more
+    # inside the shard than it saves.
     return qe.Point(
         p.id,
         {DENSE_VECTOR: p.dense, SPARSE_VECTOR: qe.SparseVector(p.sparse.indices, p.sparse.values)},

@@ -1,37 +1,22 @@
 """One process at a time on an embedded store; the others wait, for a bounded time.
 
-Qdrant Edge locks a shard's WAL while a process has it open, and a second opener
-fails at once (``WouldBlock``). So that a search and an ingest in two processes take
-turns instead of failing, every opener first takes an exclusive lock on a file beside
-the shard (``<store>.lock``) and keeps it until Edge is closed.
+Qdrant Edge locks a shard's WAL while a process has it open, and a second opener fails at once
+(``WouldBlock``). So that processes take turns instead of failing, every opener first takes an
+exclusive ``flock`` on a file beside the shard (``<store>.lock``) and keeps it until Edge is
+closed. An OS file lock because the kernel releases it when its holder exits or dies (never a
+stale lock to clean up); an attempt is one system call, where a failed Edge load opens segments;
+"is there a shard? no: create one" is one critical section; and the holder writes its pid and
+command into the file, so that a waiter that gives up can say what holds the store.
 
-Why an OS file lock (``flock``) and not retries of Edge's own load:
+Turns: a waiter first takes ``<store>.next.lock`` and keeps it until it holds the store, so a
+process that releases the store and asks again at once queues behind it; two processes alternate,
+among more the order beyond the next one is not first come, first served. ``flock`` cannot block
+with a timeout (signals reach only the main thread, and Dagster evaluates sensors in threads), so
+a waiter polls with ``LOCK_NB`` (``_FIRST_POLL_S``, backing off to ``_MAX_POLL_S``).
 
-- the kernel releases it when its holder exits or dies, kill -9 included: there is
-  never a stale lock to clean up;
-- an attempt is one system call; a failed Edge load costs ~80 ms of opening segments
-  of a store that another process is writing (measured);
-- it also covers creating the store: "is there a shard? no: create one" is one
-  critical section, so two first writers cannot both create;
-- the holder writes its pid and command into the file, so a waiter that gives up can
-  say what holds the store.
-
-Turns: a process that releases the store and asks again at once (an ingest writing
-document after document, a search loop) must not overtake one that is already
-waiting. So a waiter first takes a second lock, ``<store>.next.lock``, and keeps it
-until it holds the store: only one process waits on the store itself, and whoever
-comes back for the store queues behind it. Between two processes they alternate;
-among more, the order beyond the next one is not first come, first served.
-
-``flock`` cannot block with a timeout (only a signal interrupts the wait, and signals
-reach only the main thread: Dagster evaluates sensors in threads), so a waiter polls
-with ``LOCK_NB``, every 5 ms at first and at most every 25 ms: it gets the store at
-most ~25 ms after the holder lets go.
-
-A reader that keeps the store open between searches (``store/reader.py``) holds the lock
-while idle and lets go as soon as anyone queues (``queue_is_waiting``). So that an opener
-told not to wait (timeout 0: the sensor, the schedule) is not turned away by an idle
-reader, every opener waits at least ``HANDOVER_S`` for its turn.
+A reader that keeps the store open between searches (``store/reader.py``) holds the lock while
+idle and lets go as soon as anyone queues (``queue_is_waiting``); every opener, even one told not
+to wait (timeout 0: the sensor, the schedule), waits at least ``HANDOVER_S`` for its turn.
 """
 
 from __future__ import annotations
@@ -40,15 +25,15 @@ import fcntl
 import os
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence_pipeline.errors import StoreError
 
 _FIRST_POLL_S = 0.005
 _MAX_POLL_S = 0.025
-# The least an opener waits, whatever its timeout: an idle reader in another process notices
-# the queue within ~20 ms and closes its shard (tens of ms idle; up to ~400 ms seen on 2 busy cores).
+# The least an opener waits, whatever its timeout: long enough for an idle reader in another
+# process to notice the queue (``reader.WATCH_INTERVAL_S``) and close its shard on a busy machine.
 HANDOVER_S = 1.0
 
 
@@ -94,7 +79,7 @@ class StoreLock:
             if not (_wait(next_fd, deadline) and _wait(store_fd, deadline)):
                 raise StoreError(busy_message(self.store_path, timeout_s, self.holder()))
             self._fd, store_fd = store_fd, None
-            self._describe_holder()
+            self._describe_holder(self._fd)
         finally:
             for fd in (next_fd, store_fd):
                 if fd is not None:
@@ -107,13 +92,13 @@ class StoreLock:
         except OSError as exc:
             raise StoreError(f"{path}: cannot create the store's lock file ({exc.strerror})") from exc
 
-    def _describe_holder(self) -> None:
+    def _describe_holder(self, fd: int) -> None:
         """Write who holds the lock into the file, for the message of a waiter that gives up."""
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))[:160]
-        since = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+        since = datetime.now(UTC).strftime("%H:%M:%S UTC")
         try:
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, f"pid {os.getpid()}: {command or 'python'}, since {since}".encode(), 0)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}: {command or 'python'}, since {since}".encode(), 0)
         except OSError:
             pass  # only the message of a waiter loses detail
 
@@ -136,7 +121,7 @@ class StoreLock:
         if fd is not None:
             os.close(fd)  # closing the descriptor releases the flock
 
-    def __enter__(self) -> "StoreLock":
+    def __enter__(self) -> StoreLock:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,36 +1,22 @@
 """Searches keep the embedded store open between calls: one open per store and process,
 handed over as soon as another opener queues for the store.
 
-Opening and closing a Qdrant Edge shard costs ~30 ms on an idle machine (hundreds of ms on
-a busy one), several times a hybrid query. ``reading_store`` keeps the shard the last read
-opened, with the store's lock, and the next read in this process reuses it.
+Opening a Qdrant Edge shard costs several hybrid queries, so ``reading_store`` keeps the shard
+the last read opened, with the store's lock, for the next read in this process. An open shard
+holds an exclusive ``flock`` on its WAL even idle (``test_store_reader.py``), so a kept shard is:
 
-Measured with qdrant-edge-py 0.9.0 and two processes on one shard: an open shard, even
-idle, holds an exclusive ``flock`` on its WAL and maps the WAL and every segment file; a
-second process's ``EdgeShard.load`` fails at once (``WouldBlock``) until the first one
-closes (``test_store_reader.py`` checks it). So a kept shard is closed whenever anyone
-else wants the store, and:
+- never stale or torn: while it is kept this process holds the store's lock (``store/lock.py``),
+  so a write happens only after it is closed, and the next read loads it as the writer left it;
+- never in a writer's way: a watcher thread checks every ``WATCH_INTERVAL_S`` whether anyone
+  queues (``lock.queue_is_waiting``) and closes the shard once the read in flight is done; a
+  later read queues behind the writer like any opener, so a search loop cannot starve it;
+- loaded again when the store folder or lock file was replaced (its inode changed), and closed
+  before ``os.fork`` (a child would keep the WAL's lock alive after the parent let go).
 
-- never stale, never torn: while this process keeps the shard it holds the store's lock
-  (``store/lock.py``), and every writer queues for that lock before it opens the shard.
-  So nothing is written while the shard is kept; a write happens only after this process
-  closed it, and the next read loads the shard again (WAL replayed) as the writer left it;
-- never blocks a writer: a watcher thread looks every ``WATCH_INTERVAL_S`` whether anyone
-  queues (``lock.queue_is_waiting``), then closes the shard and lets go of the lock as soon
-  as the read in flight, if any, is done. A read that comes after that queues behind the
-  writer like any opener (``lock.py``'s turns), so a process searching in a loop cannot
-  starve a writer; an opener that would not wait at all still waits ``lock.HANDOVER_S``;
-- a store folder or lock file replaced behind the lock's back (deleted and made again) is
-  noticed by its inode on the next read: the kept shard is dropped and the store loaded again;
-- ``os.fork`` closes kept shards first (a child would keep the WAL's lock alive after the
-  parent let go); programs started with ``subprocess`` inherit nothing (close-on-exec).
-
-Reads of one store in one process take turns on its kept shard. Only reads go through here:
-writers open the store with ``open_store`` and queue as always, a writer in this process
-too (the watcher hands the store over). Do not open a store with ``open_store`` inside a
-``reading_store`` block of the same store in the same thread: the shard in use cannot be
-handed over, so the inner open waits for its timeout. At most ``MAX_KEPT`` stores stay
-open per process; the least recently read is closed.
+Only reads go through here; writers use ``open_store``. Do not call ``open_store`` inside a
+``reading_store`` block of the same store in the same thread: the shard in use cannot be handed
+over, so the inner open waits for its timeout. At most ``MAX_KEPT`` stores stay open per
+process; the least recently read is closed.
 """
 
 from __future__ import annotations
@@ -40,9 +26,9 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store.edge import EdgeStore
@@ -100,7 +86,8 @@ class KeptStore:
             kept = self._kept
             if kept is not None and (kept.asked.is_set() or _identity(self.path) != kept.identity):
                 self._drop()
-            if self._kept is None:
+            kept = self._kept
+            if kept is None:
                 store = EdgeStore(settings)
                 self.opens += store.is_open
                 if not store.is_open or self._retired:  # no shard yet (nothing locked), or keeping nothing
@@ -109,14 +96,14 @@ class KeptStore:
                     finally:
                         store.close()
                     return
-                self._keep(store)
+                kept = self._keep(store)
             try:
-                yield self._kept.store
+                yield kept.store
             except BaseException:
                 self._drop()  # whatever went wrong, the next read starts from a fresh load
                 raise
 
-    def _keep(self, store: EdgeStore) -> None:
+    def _keep(self, store: EdgeStore) -> _Kept:
         try:
             folder = os.stat(self.path)
         except OSError:
@@ -124,6 +111,7 @@ class KeptStore:
             raise
         kept = self._kept = _Kept(store, ((folder.st_dev, folder.st_ino), store.lock_identity))
         threading.Thread(target=self._watch, args=(kept,), name=f"store-reader {self.path.name}", daemon=True).start()
+        return kept
 
     def _watch(self, kept: _Kept) -> None:
         while not kept.stop.wait(WATCH_INTERVAL_S):

@@ -8,7 +8,8 @@ named sparse vector ``bm25`` with ``Modifier.IDF``; keyword payload indexes on
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 
@@ -17,9 +18,9 @@ from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSetting
 from evidence_pipeline.store.base import (
     DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
+    RRF_K,
     DocumentInfo,
     DocumentVersion,
-    RRF_K,
     Point,
     ReplaceResult,
     SparseVector,
@@ -133,7 +134,7 @@ class ServerStore:
         if self._owns_client:
             self.client.close()
 
-    def __enter__(self) -> "ServerStore":
+    def __enter__(self) -> ServerStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -240,7 +241,7 @@ class ServerStore:
         def count_with(version: DocumentVersion) -> int:
             same = models.Filter(
                 must=[
-                    *_doc_filter([doc_id]).must,
+                    _doc_condition([doc_id]),
                     models.FieldCondition(key="content_hash", match=models.MatchValue(value=version.content_hash)),
                     models.FieldCondition(key="pipeline_version", match=models.MatchValue(value=version.pipeline_version)),
                 ]
@@ -325,17 +326,19 @@ class ServerStore:
         return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
+def _doc_condition(doc_ids: Sequence[str]) -> models.FieldCondition:
+    return models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))
+
+
 def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
-    return models.Filter(
-        must=[models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))]
-    )
+    return models.Filter(must=[_doc_condition(doc_ids)])
 
 
 def _search_filter(
     doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
 ) -> models.Filter | None:
     """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
-    must = [] if doc_ids is None else list(_doc_filter(doc_ids).must)
+    must: list[models.Condition] = [] if doc_ids is None else [_doc_condition(doc_ids)]
     if unit_kind is not None:
         must.append(models.FieldCondition(key="unit_kind", match=models.MatchValue(value=unit_kind)))
     if statements is not None:

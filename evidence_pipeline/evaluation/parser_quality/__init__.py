@@ -20,6 +20,6 @@ command line (``listing``).
 
 from evidence_pipeline.evaluation.parser_quality.models import ParserQualityReport
 from evidence_pipeline.evaluation.parser_quality.rendering import render_text
-from evidence_pipeline.evaluation.parser_quality.runner import default_corpora_root, run_report
+from evidence_pipeline.evaluation.parser_quality.runner import run_report
 
-__all__ = ["ParserQualityReport", "default_corpora_root", "render_text", "run_report"]
+__all__ = ["ParserQualityReport", "render_text", "run_report"]

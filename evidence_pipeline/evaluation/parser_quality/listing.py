@@ -5,8 +5,8 @@ key: file bytes, parser and pipeline version), read instead of parsing again."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from evidence_pipeline.corpus import expand_paths
 from evidence_pipeline.records import ParsedDoc

@@ -242,7 +242,7 @@ class CoverageSection(_Record):
         shares = [f.share for f in self.files if f.share is not None]
         return round(sum(shares) / len(shares), 4) if shares else None
 
-    def folders(self) -> dict[str, "CoverageSection"]:
+    def folders(self) -> dict[str, CoverageSection]:
         """The same figures per folder, in the order given."""
         out: dict[str, CoverageSection] = {}
         for f in self.files:

@@ -20,11 +20,6 @@ from evidence_pipeline.records import ParsedDoc
 WARM_UP_PDF = "2305.03393v1-pg9.pdf"
 
 
-def default_corpora_root() -> Path:
-    """``shared/corpora`` beside the repository (``../shared/corpora`` from its root)."""
-    return Path(__file__).resolve().parents[4] / "shared" / "corpora"
-
-
 def _load_avg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 

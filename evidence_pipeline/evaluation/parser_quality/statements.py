@@ -1,11 +1,11 @@
 """Which tables of a corpus are primary financial statements, as the index records them (the
 payload key ``statement``), so a change to the parser's captions and headings or to
-``statements.statement_kind`` can be checked against every filing.
+``financial_statements.statement_kind`` can be checked against every filing.
 
     python -m evidence_pipeline.evaluation.parser_quality.statements DIR_OR_PDF ... [--cache DIR]
 
 One line per statement table (kind, file, page, its title: the caption, or the heading it sits
-under, ``statements.statement_title``), then one line per file that has some statements but not
+under, ``financial_statements.statement_title``), then one line per file that has some statements but not
 all three kinds ("missing"), and a last line counting the tables of each kind and the files with
 all three. ``--cache`` reads parses kept by ``evidence-pipeline eval --cache``.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from evidence_pipeline.evaluation.parser_quality.listing import listed_corpus
+from evidence_pipeline.financial_statements import STATEMENT_KINDS, statement_kind, statement_title
 from evidence_pipeline.records import ParsedDoc
-from evidence_pipeline.statements import STATEMENT_KINDS, statement_kind, statement_title
 from evidence_pipeline.units import build_units
 
 KINDS = tuple(names[0] for names in STATEMENT_KINDS)

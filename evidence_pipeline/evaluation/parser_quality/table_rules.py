@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from evidence_pipeline.evaluation.parser_quality.listing import listed_corpus
 from evidence_pipeline.records import ParsedDoc

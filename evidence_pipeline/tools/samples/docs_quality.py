@@ -7,7 +7,7 @@ SOP-QC-415 carries footnote markers inside cells and a two-column page.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from evidence_pipeline.tools.samples.spec import Block, Columns, DocSpec, H, P, Q, T, cell_q, references, steps
 

@@ -15,8 +15,8 @@ writes them all and returns their paths by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4

@@ -35,6 +35,7 @@ from reportlab.platypus import (
 from evidence_pipeline.tools.samples.spec import Block, Columns, DocSpec, Fig, H, P, T
 from evidence_pipeline.tools.samples.truth import SampleTruth, truth_from_pages
 
+
 @dataclass(frozen=True)
 class Typeface:
     """The fonts a document is set in: regular, bold and oblique."""

@@ -1,25 +1,21 @@
 """Near-twin SOPs: each sample document again on other lines, sites or suites, with other values.
 
-A twin keeps its base document's procedure, sections and table shapes (same rows, same
-columns, same captions) and differs where real sibling SOPs differ:
+A twin keeps its base document's procedure, sections and table shapes (rows, columns,
+captions) and differs where real sibling SOPs differ:
 
-- its ID belongs to the same family and is easy to confuse with it (``SOP-8812`` ->
-  ``SOP-8821``, ``SOP-QA-070`` -> ``SOP-QA-700``): digit permutations first;
+- its ID is of the same family and easy to confuse with it (``SOP-8812`` -> ``SOP-8821``,
+  ``SOP-QA-070`` -> ``SOP-QA-700``): digit permutations first;
 - its title differs only by the distinguishing part (``..., Line 3``), and the scope
   paragraph names that line, suite or laboratory;
-- every number in its table cells (except the row label in the first column) and in its
-  footnotes is shifted, and so is every number in the answers of its prose questions, in
-  the paragraphs that print them.
+- every number in its table cells (but the first column's row labels) and footnotes is
+  shifted, and so is every number in its prose questions' answers, where printed.
 
-Shifts are deterministic (``NumberShifter``): in one twin a number printed twice (a cell and
-the answer about it) moves the same way; the value an answer gets in one twin is printed by
-none of its siblings, and a number never has the same value in two twins.
-
-The questions a twin keeps (its base document's questions, answers shifted) are those whose
-every answer is printed in the twin and in none of its siblings, and whose question text
-names no number the twin no longer prints: a question about the twin's own values fails on
-any sibling's context. ``evaluation.twin_questions`` phrases them with the document's ID or
-title.
+Shifts are deterministic (``NumberShifter``): a number printed twice in one twin moves the same
+way; the value an answer gets in one twin is printed by none of its siblings, and a number never
+has the same value in two twins. A twin keeps those of its base document's questions (answers
+shifted) whose every answer is printed in the twin and in none of its siblings and whose text
+names no number the twin no longer prints; ``evaluation.twin_questions`` phrases them with the
+document's ID or title.
 """
 
 from __future__ import annotations
@@ -29,9 +25,9 @@ import json
 import random
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from evidence_pipeline.tools.samples.docs_manufacturing import calibration_doc, hold_time_doc, lnp_doc
 from evidence_pipeline.tools.samples.docs_quality import endotoxin_doc, toc_doc, visual_inspection_doc

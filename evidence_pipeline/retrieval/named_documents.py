@@ -1,11 +1,10 @@
-"""Document routing: which documents does a query refer to?
+"""Which documents a query names, read off the documents' cards.
 
 ``RoutingIndex(cards).resolve(query)`` returns ``[(doc_id, strength), ...]``, strongest first,
 for the documents the query names: by an identifier (exact), by its title or a distinctive part
 of it, by its organisation (a legal or short name, or a ticker printed in capitals), or by a
-period ("Q3 2023", "fiscal 2022", "quarter ended July 2023", "three months ended April 1,
-2023", a balance-sheet date "as of October 30, 2022"). A query that names no document gets
-``[]``. Everything comes from the cards.
+period (``query.PeriodRef``). A query that names no document gets ``[]``. Everything comes from
+the cards; nothing is listed in the code.
 
 Strengths (0..1) add up by kind, so a document that matches several references outranks one
 that matches a single one: an identifier alone is decisive; organisation and period together
@@ -21,17 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from evidence_pipeline.cards import ORDINALS, DocumentCard, parse_date
+from evidence_pipeline.records import DocumentCard
+from evidence_pipeline.retrieval.query import PeriodRef, Query, read_query
+from evidence_pipeline.vocabulary import NAME_STOPWORDS, name_words
 
 ID_WEIGHT, ORG_WEIGHT, TITLE_WEIGHT, PERIOD_WEIGHT = 1.0, 0.55, 0.6, 0.35
 PERIOD_ALONE = 0.2
 """Weight of a period when nothing else in the query points at a document: below
-``Routing.min_strength``, so a period alone routes to no document (it ranks them in ``resolve``).
-Several documents of other issuers cover one period: a query that names only "FY2023" had been
-routed to the one annual report of fiscal 2023, not to the fourth quarter's earnings release
-that also reports the year (weight 0.3, at ``min_strength``). Measured (full ev@1 / ev@5, 0.3 ->
-0.2): `make eval-finance` 0.360 / 0.760 -> 0.360 / 0.800, every other set unchanged."""
+``route.Routing.min_strength``, so a period alone routes to no document (it only ranks them:
+several issuers' documents cover one period)."""
 TWIN_PENALTY = 0.5
+"""Factor on the title strength of a near twin whose title the query holds less of than another's."""
 ADJACENT = 0.2
 """Period score of a span that ends or starts just beside the asked one (see ``_overlap_score``)."""
 TYPE_WEIGHT = 0.1
@@ -42,92 +41,6 @@ TITLE_MIN_NAMED = 0.6
 mass of ``TITLE_CAP_WORDS`` words found in no other title (long titles are named by a part).
 The strength adds the share of the whole title held, so a near twin whose own distinctive
 word ("Line 3") is absent from the query ranks below the title the query holds whole."""
-
-_WORD = re.compile(r"[a-z0-9]+(?:[.&][a-z0-9]+)*")
-_STOP = frozenset(
-    "a an and are as at be by did do does for from has have how in inc is it its of on or the this "
-    "to under was were what when which with per vs".split()
-)
-_ID_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+|[A-Za-z]*\d[A-Za-z0-9]*")
-_QUARTER = [
-    re.compile(r"\bQ([1-4])\s*(?:FY|fiscal(?:\s+year)?)?\s*['’]?\s*(\d{4}|\d{2})\b", re.I),
-    re.compile(r"\b(?:FY|fiscal(?:\s+year)?)\s*['’]?(\d{4}|\d{2})\s*Q([1-4])\b", re.I),
-    re.compile(r"\b(\d{4})\s*Q([1-4])\b", re.I),
-    re.compile(
-        r"\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\s+(?:of\s+)?(fiscal\s+(?:year\s+)?)?(\d{4})", re.I
-    ),
-    re.compile(r"\b(fiscal\s+(?:year\s+)?)?(\d{4})\s+(first|second|third|fourth)\s+quarter\b", re.I),
-]
-_FISCAL_YEAR = re.compile(r"\b(?:FY\s*['’]?|fiscal\s+(?:year\s+)?)(\d{4}|\d{2})\b", re.I)
-_ENDED = re.compile(
-    r"\b(quarter|three\s+months|six\s+months|nine\s+months|twelve\s+months|year|period|\d+\s+weeks)"
-    r"\s+ended\s+([a-z]{3,9}\.?\s+(?:\d{1,2},?\s+)?\d{4})",
-    re.I,
-)
-# A balance-sheet date: "as of October 30, 2022", "at December 31, 2022" (a whole date only:
-# "as of 2022" is a year, below).
-_AS_OF = re.compile(r"\b(?:as\s+of|as\s+at|at)\s+([a-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+[a-z]{3,9}\.?\s+\d{4})", re.I)
-_BARE_YEAR = re.compile(r"\b(?:in|of|for|during|as of|year|end of)\s+(20\d\d|19\d\d)\b", re.I)
-
-
-@dataclass(frozen=True)
-class PeriodRef:
-    """A period the query names: a fiscal quarter/year, a calendar span, or an end date."""
-
-    year: int
-    quarter: int | None = None
-    fiscal: bool = False
-    end: date | None = None
-    month_only: bool = False
-    weak: bool = False
-
-
-def _year(text: str) -> int:
-    y = int(text)
-    return y + 2000 if y < 100 else y
-
-
-def query_periods(query: str) -> list[PeriodRef]:
-    """Every period reference in ``query``."""
-    refs: list[PeriodRef] = []
-    spans: list[tuple[int, int]] = []
-    for i, pattern in enumerate(_QUARTER):
-        for m in pattern.finditer(query):
-            g = m.groups()
-            if i == 0:
-                refs.append(PeriodRef(_year(g[1]), int(g[0]), fiscal=bool(re.search(r"fy|fiscal", m.group(0), re.I))))
-            elif i == 1:
-                refs.append(PeriodRef(_year(g[0]), int(g[1]), fiscal=True))
-            elif i == 2:
-                refs.append(PeriodRef(int(g[0]), int(g[1])))
-            elif i == 3:
-                fiscal = bool(g[1]) or "fiscal" in m.group(0).lower()
-                refs.append(PeriodRef(int(g[2]), ORDINALS[g[0].lower()], fiscal=fiscal))
-            else:
-                refs.append(PeriodRef(int(g[1]), ORDINALS[g[2].lower()], fiscal=bool(g[0])))
-            spans.append(m.span())
-    for m in _ENDED.finditer(query):
-        text = m.group(2)
-        end = parse_date(text)
-        month_only = end is None
-        if end is None:
-            parts = text.replace(".", "").split()
-            end = parse_date(f"{parts[0]} 1, {parts[-1]}")
-        if end is not None:
-            refs.append(PeriodRef(end.year, end=end, month_only=month_only))
-            spans.append(m.span())
-    for m in _AS_OF.finditer(query):
-        end = parse_date(m.group(1))
-        if end is not None and not any(a <= m.start() < b for a, b in spans):
-            refs.append(PeriodRef(end.year, end=end))
-            spans.append(m.span())
-    for m in _FISCAL_YEAR.finditer(query):
-        if not any(a <= m.start() < b for a, b in spans):
-            refs.append(PeriodRef(_year(m.group(1)), fiscal=True))
-            spans.append(m.span())
-    if not refs:
-        refs.extend(PeriodRef(int(m.group(1)), weak=True) for m in _BARE_YEAR.finditer(query))
-    return refs
 
 
 def _quarter_span(year: int, quarter: int) -> tuple[date, date]:
@@ -144,7 +57,8 @@ def _overlap_score(a: tuple[date, date], b: tuple[date, date]) -> float:
     length = max((a[1] - a[0]).days, 1)
     if inter > 0:
         return min(1.0, inter / length)
-    return math.exp(-(-inter) / 45.0) * ADJACENT
+    gap = -inter  # days between the spans
+    return math.exp(-gap / 45.0) * ADJACENT
 
 
 @dataclass(frozen=True)
@@ -158,7 +72,7 @@ class CardPeriod:
     fiscal_quarter: int | None
 
     @classmethod
-    def of(cls, card: DocumentCard) -> "CardPeriod":
+    def of(cls, card: DocumentCard) -> CardPeriod:
         end = date.fromisoformat(card.period_end) if card.period_end else None
         months = card.period_months or 12
         span = (end - timedelta(days=round(30.4 * months)), end) if end else None
@@ -197,8 +111,7 @@ def period_score(period: CardPeriod, ref: PeriodRef) -> float:
     return 0.0
 
 
-# A ticker, or a short name printed in capitals ("AAPL", "3M", "GE"), matched case-sensitively.
-_PRINTED_NAME = re.compile(r"(?<![\w.-])(?:[A-Z][A-Z.]{0,5}|\d[A-Z]{1,3}|[A-Z]\d[A-Z]?)(?![\w])")
+# A short name a card gives in capitals ("GE"): matched as printed (``Query.printed_names``)
 _SHORT_NAME = re.compile(r"\d[A-Z]{1,3}|[A-Z]\d[A-Z]?|[A-Z]{2}")
 
 
@@ -206,11 +119,6 @@ def _type_pattern(doc_type: str) -> re.Pattern[str]:
     """A document type as queries write it: "10-K", "10K" and "10 K" alike."""
     parts = [re.escape(p) for p in re.split(r"[-\s]+", doc_type.strip()) if p]
     return re.compile(r"(?<![\w-])" + r"[-\s]?".join(parts) + r"(?![\w-])", re.I)
-
-
-def _words(text: str) -> list[str]:
-    text = re.sub(r"['’]s\b", "", text.lower())
-    return _WORD.findall(text)
 
 
 def _norm_id(text: str) -> str:
@@ -236,20 +144,20 @@ class RoutingIndex:
                 if len(_norm_id(ident)) >= 4 and re.search(r"\d", ident):
                     self.ids[_norm_id(ident)].add(card.doc_id)
             for name in [card.organisation, *card.names]:
-                words = tuple(w for w in _words(name or "") if w not in _STOP)
+                words = tuple(w for w in name_words(name or "") if w not in NAME_STOPWORDS)
                 if words and not (len(words) == 1 and len(words[0]) < 3):
                     self.names[words].add(card.doc_id)
                     self.max_name_len = max(self.max_name_len, len(words))
                 elif words and _SHORT_NAME.fullmatch((name or "").strip()):
-                    # "3M", "GE": too short to find among lowercased words, named as printed
-                    self.tickers[name.strip()].add(card.doc_id)
+                    # "GE": too short to find among lowercased words, named as printed
+                    self.tickers[(name or "").strip()].add(card.doc_id)
             for ticker in card.tickers:
                 self.tickers[ticker].add(card.doc_id)
-            sequence = [w for w in _words(card.title) if w not in _STOP]
-            words = set(sequence)
-            self.title_words[card.doc_id] = words
+            sequence = [w for w in name_words(card.title) if w not in NAME_STOPWORDS]
+            title_words = set(sequence)
+            self.title_words[card.doc_id] = title_words
             self.title_pairs[card.doc_id] = set(zip(sequence, sequence[1:]))
-            for w in words:
+            for w in title_words:
                 postings[w].add(card.doc_id)
         n = max(len(cards), 1)
         self.idf = {w: math.log(1 + n / len(docs)) for w, docs in postings.items()}
@@ -258,23 +166,26 @@ class RoutingIndex:
         self.rare_df = max(20, n // 20)
         self.title_cap = TITLE_CAP_WORDS * math.log(1 + n)
 
-    def resolve(self, query: str) -> list[tuple[str, float]]:
+    def resolve(self, query: Query | str) -> list[tuple[str, float]]:
         """``(doc_id, strength)`` of the documents ``query`` refers to, strongest first."""
+        if isinstance(query, str):
+            query = read_query(query)
         scores: dict[str, float] = defaultdict(float)
-        for doc in self._by_id(query):
+        for doc in self._by_id(query.identifiers):
             scores[doc] += ID_WEIGHT
-        words = _words(query)
-        orgs = self._by_organisation(query, words)
+        words = list(query.words)
+        orgs = self._by_organisation(query.printed_names, words)
         for doc in orgs:
             scores[doc] += ORG_WEIGHT
         titles = self._by_title(words)
         for doc, coverage in titles.items():
             scores[doc] += TITLE_WEIGHT * coverage
         for doc in list(scores):
-            pattern = self.type_patterns.get(self.cards[doc].doc_type)
-            if pattern is not None and pattern.search(query):
+            doc_type = self.cards[doc].doc_type
+            pattern = self.type_patterns.get(doc_type) if doc_type else None
+            if pattern is not None and pattern.search(query.text):
                 scores[doc] += TYPE_WEIGHT
-        refs = query_periods(query)
+        refs = query.periods
         if refs:
             pointed = set(scores)
             candidates = [d for d in pointed if d in self.periods] if pointed else self.periods.keys()
@@ -286,15 +197,15 @@ class RoutingIndex:
         ranked = sorted(((d, min(s, 1.0)) for d, s in scores.items() if s > 0.05), key=lambda x: (-x[1], x[0]))
         return [(d, round(s, 4)) for d, s in ranked]
 
-    def _by_id(self, query: str) -> set[str]:
+    def _by_id(self, identifiers: Sequence[str]) -> set[str]:
         found: set[str] = set()
-        for token in _ID_TOKEN.findall(query):
+        for token in identifiers:
             found |= self.ids.get(_norm_id(token), set())
         return found
 
-    def _by_organisation(self, query: str, words: list[str]) -> set[str]:
+    def _by_organisation(self, printed_names: Sequence[str], words: list[str]) -> set[str]:
         found: set[str] = set()
-        for token in _PRINTED_NAME.findall(query):
+        for token in printed_names:
             found |= self.tickers.get(token, set()) | self.tickers.get(token.rstrip("."), set())
         for n in range(1, min(self.max_name_len, len(words)) + 1):
             for i in range(len(words) - n + 1):
@@ -302,12 +213,11 @@ class RoutingIndex:
         return found
 
     def _by_title(self, query_words: list[str]) -> dict[str, float]:
-        """Documents whose title the query holds: the share of the title's IDF mass present.
-        See ``TITLE_MIN_NAMED``. Only titles
-        that share a rare word with the query (in at most ``rare_df`` titles) are candidates:
+        """Documents whose title the query holds: the share of the title's IDF mass present
+        (``TITLE_MIN_NAMED``). Only titles that share a rare word with the query (in at most ``rare_df`` titles) are candidates:
         a title named by common words alone is not named."""
         words = set(query_words)
-        sequence = [w for w in query_words if w not in _STOP]
+        sequence = [w for w in query_words if w not in NAME_STOPWORDS]
         pairs = set(zip(sequence, sequence[1:]))
         matched: dict[str, float] = defaultdict(float)
         held: dict[str, set[str]] = defaultdict(set)
@@ -345,6 +255,6 @@ class RoutingIndex:
         return out
 
 
-def resolve(query: str, cards: Sequence[DocumentCard]) -> list[tuple[str, float]]:
+def resolve(query: Query | str, cards: Sequence[DocumentCard]) -> list[tuple[str, float]]:
     """One-off form of ``RoutingIndex(cards).resolve(query)``."""
     return RoutingIndex(cards).resolve(query)

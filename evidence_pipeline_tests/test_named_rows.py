@@ -4,15 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from evidence_pipeline.row_names import (
-    QueryWords,
-    from_question,
+from evidence_pipeline.retrieval.named_rows import (
     label_acronyms,
     label_phrase,
     named_row_strength,
     promote_named_rows,
     short_name,
 )
+from evidence_pipeline.retrieval.query import QueryWords, from_question
 from evidence_pipeline.tables import common_size, row_labels, table_html
 
 STATEMENT = table_html(
@@ -125,8 +124,13 @@ def test_the_table_that_prints_the_row_as_asked_comes_before_its_net_amount():
     """Intel's 10-Q: the cash-flow statement's "Additions to property, plant and equipment" and
     the non-GAAP table's "Net additions to property, plant and equipment" (net of partner
     contributions, another figure); the query asks for the additions."""
-    non_gaap = table_html([["", "Q1 2023"]], [["Net additions to property, plant and equipment", "(6,015)"], ["Adjusted free cash flow", "(6,346)"]])
-    statement = table_html([["", "Q1 2023"]], [["Additions to property, plant and equipment", "(7,413)"], ["Net cash used for investing activities", "(7,148)"]])
+    non_gaap = table_html(
+        [["", "Q1 2023"]], [["Net additions to property, plant and equipment", "(6,015)"], ["Adjusted free cash flow", "(6,346)"]]
+    )
+    statement = table_html(
+        [["", "Q1 2023"]],
+        [["Additions to property, plant and equipment", "(7,413)"], ["Net cash used for investing activities", "(7,148)"]],
+    )
     query = "How much did Intel spend on additions to property, plant and equipment in the quarter ended April 1, 2023?"
     held = QueryWords(query)
     assert 0 < named_row_strength(non_gaap, held) < named_row_strength(statement, held) == 4
@@ -165,7 +169,16 @@ def test_a_query_names_a_row_by_its_acronym():
 def test_a_short_name_counts_where_the_query_writes_it_as_printed():
     by_category = table_html([["", "June 25, 2022"]], [["iPhone (1)", "$40,665"], ["Mac (1)", "7,382"], ["Services (3)", "19,604"]])
     assert [short_name(label) for label in ("Mac (1)", "AWS", "EMEA", "Net", "Other", "pH", "iPad", "U.S.", "2022", "Services")] == [
-        "Mac", "AWS", "EMEA", None, None, None, None, None, None, None,
+        "Mac",
+        "AWS",
+        "EMEA",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
     ]
     assert named_row_strength(by_category, QueryWords("AAPL Mac net sales, quarter ended June 2022")) == 1
     # in lower case, or opening the query, the word is a fragment of something else
@@ -193,12 +206,11 @@ def test_common_size_tables_are_read_from_their_first_row():
 
 
 def test_a_common_size_table_is_not_promoted_past_the_statement():
-    statement = table_html(
-        [["", "April 30, 2023"]], [["Revenue", "7,192"], ["Cost of revenue", "2,544"], ["Gross profit", "4,648"]]
-    )
+    statement = table_html([["", "April 30, 2023"]], [["Revenue", "7,192"], ["Cost of revenue", "2,544"], ["Gross profit", "4,648"]])
     hits = _hits([COMMON_SIZE, "prose", statement])
-    promoted = promote_named_rows(hits, "What gross profit did NVIDIA report for the three months ended April 30, 2023?",
-                                  lambda h: h["parent_text"])
+    promoted = promote_named_rows(
+        hits, "What gross profit did NVIDIA report for the three months ended April 30, 2023?", lambda h: h["parent_text"]
+    )
     assert [h["id"] for h in promoted] == [2, 0, 1]
 
 
@@ -255,8 +267,14 @@ def test_a_more_specific_label_ranks_first_among_named_tables():
             "what is the year end FY2018 net PPNE for 3M? Answer in USD billions.",
         ),
         # what follows the question may define what is asked: it stays
-        ("What is the DPO? DPO is defined as: 365 * (average accounts payable).", "What is the DPO? DPO is defined as: 365 * (average accounts payable)."),
-        ("Per the U.S. filing, what is e.g. the net PPNE?", "Per the U.S. filing, what is e.g. the net PPNE?"),  # abbreviations end no sentence
+        (
+            "What is the DPO? DPO is defined as: 365 * (average accounts payable).",
+            "What is the DPO? DPO is defined as: 365 * (average accounts payable).",
+        ),
+        (
+            "Per the U.S. filing, what is e.g. the net PPNE?",
+            "Per the U.S. filing, what is e.g. the net PPNE?",
+        ),  # abbreviations end no sentence
         ("net PPNE of 3M, FY2018", "net PPNE of 3M, FY2018"),  # no question: all of it
     ],
 )
@@ -265,7 +283,7 @@ def test_from_question(query, asked):
 
 
 def test_a_row_the_preamble_names_is_not_asked():
-    """"a public equities analyst" names a pension table's "Equities" row; the question asks
+    """ "a public equities analyst" names a pension table's "Equities" row; the question asks
     for the net PPNE."""
     query = (
         "Assume that you are a public equities analyst. Answer the following question by primarily using "
@@ -304,11 +322,12 @@ QUERY = "What were Microsoft's general and administrative expenses for the three
 
 def test_search_returns_the_table_of_the_named_row_first(mdna_store, monkeypatch):
     import evidence_pipeline.retrieval as retrieval
+    import evidence_pipeline.retrieval.fuse as fuse
 
     hits = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
     # without the promotion a same-shaped expense table of the section comes first
-    monkeypatch.setattr(retrieval, "promote_named_rows", lambda hits, *args, **kwargs: list(hits))
+    monkeypatch.setattr(fuse, "promote_named_rows", lambda hits, *args, **kwargs: list(hits))
     plain = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert "2,337" not in plain[0].parent_text
 

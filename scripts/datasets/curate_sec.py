@@ -9,7 +9,7 @@ have no figure at all (opinions, "not disclosed"), are dropped with the reason.
 figure or there is none; ``must_include`` there names a second figure of the same
 table that the answer needs (e.g. revenue beside operating expenses).
 
-    python -m evidence_pipeline.evaluation.curate_sec [--corpus DIR] [--out FILE] [--cache DIR]
+    python -m scripts.datasets.curate_sec --corpus DIR [--out FILE] [--cache DIR]
 
 writes ``data/questions/sec-10q.jsonl`` and ``data/questions/sec-10q.curation.json``
 (one decision per CSV row: kept or dropped, and why).
@@ -23,11 +23,10 @@ import re
 import sys
 from pathlib import Path
 
-from evidence_pipeline.evaluation.curation import curation_main
 from evidence_pipeline.evaluation.metrics import normalize
 from evidence_pipeline.evaluation.questions import Question
+from scripts.datasets.curation import curation_main
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "sec-10q-dev"
 DEFAULT_OUT = Path("data/questions/sec-10q.jsonl")
 
 # Row index (0-based, CSV order) -> the curated reduction, or the reason to drop the row.
@@ -175,9 +174,8 @@ def curate(corpus: Path, cache: Path | None = None) -> tuple[list[Question], lis
 def main(argv: list[str] | None = None) -> int:
     return curation_main(
         argv,
-        module="evidence_pipeline.evaluation.curate_sec",
+        module="scripts.datasets.curate_sec",
         description=__doc__.split("\n\n")[0],
-        corpus=DEFAULT_CORPUS,
         out=DEFAULT_OUT,
         source="questions.csv",
         curate=curate,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evidence_pipeline.evaluation import curate_sec
-from evidence_pipeline.evaluation.curate_sec import doc_id_of, reduce_answer
 from evidence_pipeline.evaluation.questions import load_questions
 from evidence_pipeline.tools.samples.corpus import build_corpus
+from scripts.datasets import curate_sec
+from scripts.datasets.curate_sec import doc_id_of, reduce_answer
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,9 @@ def test_shipped_sec_questions_are_in_their_documents():
     questions = load_questions(path)
     assert len(questions) >= 25
     assert all(q.doc_id.startswith(("2022 Q3", "2023 Q1")) for q in questions)
+
+
+def test_corpus_has_no_default():
+    with pytest.raises(SystemExit) as exc:
+        curate_sec.main(["--out", "unused.jsonl"])
+    assert exc.value.code == 2

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from evidence_pipeline.evaluation.questions import Question, write_questions
 
@@ -19,7 +19,6 @@ def curation_main(
     *,
     module: str,
     description: str,
-    corpus: Path,
     out: Path,
     source: str,
     curate: Curate,
@@ -29,7 +28,7 @@ def curation_main(
     """``source``: the benchmark's file inside the corpus folder; ``total_key``: how the summary
     counts what it read ("rows", "questions"); ``label``: how a dropped decision is named."""
     ap = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
-    ap.add_argument("--corpus", type=Path, default=corpus)
+    ap.add_argument("--corpus", type=Path, required=True, help=f"the benchmark's folder: {source} and pdfs/")
     ap.add_argument("--out", type=Path, default=out)
     ap.add_argument("--cache", type=Path, default=None, help="folder for the extracted page texts (speeds up reruns)")
     args = ap.parse_args(argv)

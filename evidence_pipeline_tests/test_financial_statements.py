@@ -5,9 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from evidence_pipeline.row_names import promote_named_rows, words
-from evidence_pipeline.statements import MEASURED, NamedStatements, statement_kind, statement_name, statement_title
+from evidence_pipeline.financial_statements import statement_kind, statement_name, statement_title
+from evidence_pipeline.retrieval.named_rows import promote_named_rows
+from evidence_pipeline.retrieval.named_statements import MEASURED, NamedStatements
 from evidence_pipeline.tables import table_html
+from evidence_pipeline.vocabulary import keyed_words as words
 
 
 @pytest.mark.parametrize(
@@ -73,7 +75,11 @@ def test_the_statement_the_instructions_name_comes_first():
     )
     derivatives = table_html([], [["Amount", "64"]], caption="Derivative instruments")
     flows = _statement("Consolidated Statement of Cash Flows")
-    hits = [{"id": 0, "parent_text": "prose", "unit_kind": "section"}, {"id": 1, **flows}, {"id": 2, "parent_text": derivatives, "caption": "Derivative instruments", "unit_kind": "table"}]
+    hits = [
+        {"id": 0, "parent_text": "prose", "unit_kind": "section"},
+        {"id": 1, **flows},
+        {"id": 2, "parent_text": derivatives, "caption": "Derivative instruments", "unit_kind": "table"},
+    ]
     named = NamedStatements(query).strength
     assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"], statement=named)] == [1, 2, 0]
     assert [h["id"] for h in promote_named_rows(hits, query, lambda h: h["parent_text"])] == [2, 0, 1]  # rows alone
@@ -228,10 +234,11 @@ def test_search_returns_the_statement_the_query_names(statements_store, monkeypa
     """The question names no row of the statement ("revenue"; it prints "Total net sales"), only
     the statement, by another of its names."""
     import evidence_pipeline.retrieval as retrieval
+    import evidence_pipeline.retrieval.route as route
 
     hits = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert hits[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS") and hits[0].statement == "income statement"
-    monkeypatch.setattr(retrieval, "NamedStatements", lambda query, **kw: NamedStatements(""))
+    monkeypatch.setattr(route, "NamedStatements", lambda query, **kw: NamedStatements(""))
     plain = retrieval.search_store(*statements_store, REVENUE, k=3)
     assert not plain[0].caption.startswith("CONSOLIDATED STATEMENTS OF OPERATIONS")
 
@@ -243,8 +250,8 @@ def test_search_returns_the_statement_a_measure_is_asked_of(statements_store, mo
     """No row is named "capital expenditure" (the statement prints "Purchases of property and
     equipment"); the measure is the cash flow statement's, within the documents the query is
     about (routed by "Amazon's", or the caller's), and no statement's over every document."""
+    import evidence_pipeline.financial_statements as financial_statements
     import evidence_pipeline.retrieval as retrieval
-    import evidence_pipeline.statements as statements
 
     def ranking(query, **kw):
         return [(h.parent_id, h.statement) for h in retrieval.search_store(*statements_store, query, k=5, **kw)]
@@ -253,7 +260,6 @@ def test_search_returns_the_statement_a_measure_is_asked_of(statements_store, mo
     asked = {q: ranking(q) for q in (CAPEX, unrouted)}
     given = ranking(unrouted, doc_ids=["AMAZON_2017_10K"])
     assert asked[CAPEX][0][1] == given[0][1] == "cash flow statement"
-    monkeypatch.setattr(statements, "STATEMENT_MEASURES", {})
+    monkeypatch.setattr(financial_statements, "STATEMENT_MEASURES", {})
     assert ranking(CAPEX)[0][1] != "cash flow statement"
     assert ranking(unrouted) == asked[unrouted]  # over every document a measure moves nothing
-

@@ -6,8 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-from evidence_pipeline.evaluation import curate_financebench
 from evidence_pipeline.evaluation.questions import load_questions
+from scripts.datasets import curate_financebench
 
 ULTA = "ULTABEAUTY_2023Q4_EARNINGS"  # 9 pages: the smallest filing of the set
 
@@ -49,3 +49,14 @@ def test_shipped_financebench_questions_follow_the_format():
     assert len(questions) == 25
     assert all(q.page and q.answers for q in questions)
     assert len({q.doc_id for q in questions}) == 8
+
+
+def test_shipped_financebench_more_questions_follow_the_format():
+    root = Path(__file__).resolve().parents[1] / "data" / "questions"
+    questions = load_questions(root / "financebench-more.jsonl")
+    assert len(questions) == 38 and len({q.doc_id for q in questions}) == 22
+    assert all(q.page and q.answers for q in questions)
+    notes = json.loads((root / "financebench-more.curation.json").read_text())
+    assert (notes["questions"], notes["kept"]) == (38, len(questions))
+    # One table of reductions serves both corpora: no id of one is an id of the other.
+    assert not {q.id for q in questions} & {q.id for q in load_questions(root / "financebench.jsonl")}

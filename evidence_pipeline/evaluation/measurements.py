@@ -1,0 +1,301 @@
+"""docs/measurements.md from the latest reports: ``evidence-pipeline report`` (``make report``).
+
+``evidence-pipeline eval --out data/reports/eval-X`` writes ``report.json`` and
+``evidence-pipeline bench --out data/reports/bench`` writes ``bench.json``; each records the
+commit and UTC time it was written at (``recorded``). ``write_measurements`` reads every
+``<reports>/*/report.json`` and ``<reports>/*/bench.json`` and renders one page: per eval set a
+table of systems by metric, the bench's figures, and a note for each file it cannot render.
+The page depends only on the reports' contents, so the same reports give the same page.
+The command reads JSON only: it imports no model, parser or store.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPORTS = Path("data/reports")
+OUT = Path("docs/measurements.md")
+REPORT_FILES = ("report.json", "bench.json")
+
+# Report folder -> (the command that writes it, what it measures). Other folders render too,
+# after these, without a command.
+EVAL_SETS: dict[str, tuple[str, str]] = {
+    "eval-sop": ("make eval", "the generated SOP corpus"),
+    "eval-twins": ("make eval-twins", "near-twin SOPs, each question by id and by title"),
+    "eval-korean": ("make eval-korean", "Korean SOPs, Korean questions"),
+    "eval-scanned": ("make eval-scanned", "the SOPs as image-only scans (OCR)"),
+    "eval-sec": ("make eval-sec", "ten 10-Qs, curated questions"),
+    "eval-sec-lookup": ("make eval-sec-lookup", "the same 10-Qs, figure lookups"),
+    "eval-finance": ("make eval-finance", "FinanceBench's filings"),
+    "eval-protocols": ("make eval-protocols", "clinical-trial protocols and consent forms"),
+}
+BENCH_COMMAND = "make bench"
+
+# (key in a system's "overall" block, column head); tokens per context is a count, the rest rates.
+METRIC_COLUMNS = (
+    ("evidence_hit@1", "ev@1"),
+    ("evidence_hit@5", "ev@5"),
+    ("doc_hit@1", "doc@1"),
+    ("mrr@10", "mrr@10"),
+    ("budget_hit@1000", "budget_hit@1000"),
+    ("tokens_per_context", "tokens/context"),
+)
+CI_KEYS = ("evidence_hit@1_ci95_low", "evidence_hit@1_ci95_high")
+
+LEGEND = """\
+Metrics (`shared/eval/FORMAT.md`): **ev@k**, the share of questions whose evidence (the
+question's document, holding an answer and every `must_include` string) is among the first k
+contexts; **doc@1**, the first context is from the right document; **mrr@10**, mean reciprocal
+rank of the evidence within ten; **budget_hit@1000**, the evidence within the first 1,000 tokens
+of context; **tokens/context**, mean tokens of one context; **CI**, 95% bootstrap interval of
+ev@1 over documents (1,000 draws, seed 0). Systems: `fixed512` (512-token windows, dense),
+`bm25_windows` (plain BM25 over the same windows), `hybridchunker` (Docling's HybridChunker,
+dense), `eu_dense` (evidence units, dense only), `full` (this pipeline: evidence units, hybrid
+dense + BM25, routing, named rows and statements)."""
+
+
+class NoReports(Exception):
+    """No report file under the reports folder: nothing to render."""
+
+
+def recorded(repo: Path | None = None) -> dict[str, Any]:
+    """What a report records about when and from what it was written: the git commit of
+    ``repo`` (this checkout by default; None outside git), whether tracked files differed
+    from it, and the UTC time."""
+    repo = repo or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "--no-optional-locks", "-C", str(repo), *args],
+                capture_output=True, text=True, timeout=10, check=True,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "HEAD") or None
+    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    out: dict[str, Any] = {
+        "commit": commit,
+        "dirty": None if status is None else bool(status),
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    try:
+        from evidence_pipeline.pipeline import PIPELINE_VERSION
+
+        out["pipeline_version"] = PIPELINE_VERSION
+    except ImportError:  # a partial install: the report still records the rest
+        pass
+    return out
+
+
+@dataclass
+class Found:
+    """One report file: its folder's name, its path, and its contents or why they are missing."""
+
+    name: str
+    path: Path
+    data: dict[str, Any] | None = None
+    error: str | None = None
+
+    @property
+    def kind(self) -> str | None:
+        data = self.data
+        if not isinstance(data, dict):
+            return None
+        systems = data.get("systems")
+        if isinstance(systems, dict) and systems and all(isinstance(s, dict) and "overall" in s for s in systems.values()):
+            return "eval"
+        if isinstance(data.get("figures"), list):
+            return "bench"
+        return None
+
+
+def find_reports(root: Path) -> list[Found]:
+    """Every ``root/*/report.json`` and ``root/*/bench.json``, by folder name."""
+    found = []
+    paths = sorted(p for name in REPORT_FILES for p in root.glob(f"*/{name}")) if root.is_dir() else []
+    for path in paths:
+        entry = Found(name=path.parent.name, path=path)
+        try:
+            entry.data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            entry.error = f"cannot be read: {exc}"
+        found.append(entry)
+    return found
+
+
+def _rate(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+
+
+def _metric(value: Any, key: str) -> str:
+    if key == "tokens_per_context" and isinstance(value, (int, float)):
+        return f"{value:.0f}"
+    return _rate(value)
+
+
+def _ci(block: Mapping[str, Any]) -> str:
+    lo, hi = (block.get(k) for k in CI_KEYS)
+    if not all(isinstance(v, (int, float)) for v in (lo, hi)):
+        return "-"
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _when(meta: Mapping[str, Any]) -> str:
+    """The commit, pipeline version and time a report records, or that it records none."""
+    rec = meta.get("recorded")
+    if not isinstance(rec, dict) or not (rec.get("commit") or rec.get("utc")):
+        started = meta.get("started")  # bench runs before `recorded` noted their local start time
+        return f"started {started} (local time); commit not recorded" if started else "commit and time not recorded"
+    parts = []
+    if rec.get("commit"):
+        parts.append(f"commit `{str(rec['commit'])[:10]}`" + (" with uncommitted changes" if rec.get("dirty") else ""))
+    if rec.get("pipeline_version"):
+        parts.append(f"pipeline version {rec['pipeline_version']}")
+    if rec.get("utc"):
+        parts.append(str(rec["utc"]).replace("T", " ").replace("Z", " UTC"))
+    return ", ".join(parts)
+
+
+def _eval_section(entry: Found) -> list[str]:
+    data = entry.data or {}
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    command, about = EVAL_SETS.get(entry.name, (None, None))
+    title = f"### {entry.name}" + (f" — `{command}`" if command else "")
+    facts = []
+    if about:
+        facts.append(about[0].upper() + about[1:])
+    if "n_questions" in meta:
+        facts.append(f"{meta['n_questions']} questions")
+    if "n_docs" in meta:
+        facts.append(f"{meta['n_docs']} documents")
+    for key, label in (("parser", "parser"), ("embed_backend", "embeddings")):
+        if meta.get(key):
+            facts.append(f"{label} `{meta[key]}`")
+    lines = [title, "", *(["; ".join(facts) + "."] if facts else []), f"Recorded: {_when(meta)}.", ""]
+    header = ["system", "n", *(head for _, head in METRIC_COLUMNS), "ev@1 95% CI"]
+    rows = []
+    for name, system in data["systems"].items():
+        overall = system.get("overall") or {}
+        n = system.get("n", overall.get("n"))
+        label = f"**{name}**" if name == "full" else name
+        rows.append([label, "-" if n is None else str(n), *(_metric(overall.get(k), k) for k, _ in METRIC_COLUMNS), _ci(overall)])
+    return lines + _table(header, rows) + [""]
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
+
+
+def _bench_section(entry: Found) -> list[str]:
+    data = entry.data or {}
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    title = f"## Speed: {entry.name}" + (f" — `{BENCH_COMMAND}`" if entry.name == "bench" else "")
+    facts = []
+    if "quick" in meta:
+        facts.append("Quick run (`--quick`: small sizes, CI smoke test)" if meta["quick"] else "Full run")
+    if meta.get("cpu_count"):
+        facts.append(f"{meta['cpu_count']} CPUs")
+    if isinstance(meta.get("load_start"), (int, float)):
+        facts.append(f"load average {meta['load_start']:.1f} at start")
+    if meta.get("embed_backend"):
+        facts.append(f"embeddings `{meta['embed_backend']}`")
+    lines = [title, "", *(["; ".join(facts) + "."] if facts else []), f"Recorded: {_when(meta)}.", ""]
+    lines += ["Speeds depend on the machine and its load: compare a ratio with its baseline, measured in the same run.", ""]
+    header = ["figure", "value", "unit", "baseline", "ratio", "target", "met"]
+    rows = []
+    for fig in data["figures"]:
+        if not isinstance(fig, dict):
+            continue
+        ratio = fig.get("ratio")
+        rows.append([
+            str(fig.get("label") or fig.get("key") or "?").strip(), _number(fig.get("value")), str(fig.get("unit") or ""),
+            _number(fig.get("baseline")), _number(ratio) + ("×" if isinstance(ratio, (int, float)) and ratio else ""),
+            str(fig.get("target") or ""), _number(fig.get("met")),
+        ])  # fmt: skip
+    return lines + _table(header, rows) + [""]
+
+
+def _order(entry: Found) -> tuple[int, str]:
+    names = list(EVAL_SETS)
+    return (names.index(entry.name), "") if entry.name in names else (len(names), entry.name)
+
+
+def render(found: list[Found], reports: Path, out: Path = OUT) -> str:
+    """The whole page for the reports ``find_reports`` found under ``reports``, to be written to ``out``."""
+    evals = sorted((f for f in found if f.kind == "eval"), key=_order)
+    benches = [f for f in found if f.kind == "bench"]
+    skipped = [f for f in found if f.kind is None]
+    rendered = len(evals) + len(benches)
+    lines = [
+        "# Measurements",
+        "",
+        f"Generated by `make report` (`evidence-pipeline report --reports {reports} --out {out}`) from {rendered} "
+        f"report{'s' if rendered != 1 else ''} in `{reports}/`. **Do not edit this file by hand**: run "
+        "the command named in a section to measure again, then `make report`.",
+        "",
+    ]
+    if evals:
+        lines += ["## Retrieval, per eval set", "", LEGEND, ""]
+        summary = []
+        for entry in evals:
+            systems = entry.data["systems"]
+            full = (systems.get("full") or {}).get("overall") or {}
+            meta = entry.data.get("meta") if isinstance(entry.data.get("meta"), dict) else {}
+            command = EVAL_SETS.get(entry.name, ("-",))[0]
+            summary.append(
+                [
+                    entry.name,
+                    f"`{command}`" if command != "-" else "-",
+                    str(meta.get("n_questions", "-")),
+                    _rate(full.get("evidence_hit@1")),
+                    _rate(full.get("evidence_hit@5")),
+                    _when(meta),
+                ]
+            )
+        lines += _table(["set", "command", "questions", "full ev@1", "full ev@5", "recorded"], summary) + [""]
+        for entry in evals:
+            lines += _eval_section(entry)
+    for entry in benches:
+        lines += _bench_section(entry)
+    if skipped:
+        lines += ["## Not rendered", ""]
+        for entry in skipped:
+            why = entry.error or "neither an eval report (`systems`) nor a bench report (`figures`)"
+            lines.append(f"- `{entry.path.relative_to(reports) if entry.path.is_relative_to(reports) else entry.path}`: {why}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def write_measurements(reports: Path = REPORTS, out: Path = OUT) -> tuple[Path, list[Found]]:
+    """Render the reports under ``reports`` into ``out``; ``NoReports`` when there is none."""
+    found = find_reports(reports)
+    if not found:
+        names = " or ".join(f"*/{n}" for n in REPORT_FILES)
+        raise NoReports(f"no reports in {reports} ({names}): run `make eval` (or another make eval-* target) or `make bench` first")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(found, reports, out), encoding="utf-8")
+    return out, found

@@ -1,0 +1,1 @@
+"""Developer scripts kept beside the package, never installed (setuptools finds only ``evidence_pipeline*``)."""
