@@ -238,9 +238,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from evidence_pipeline.pipeline import PipelineOptions
 
             options = PipelineOptions(max_parent_tokens=args.max_parent_tokens)
-        report = evaluate(
-            paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None, options=options
-        )
+        report = evaluate(paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None, options=options)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -276,9 +274,7 @@ def cmd_copy_store(args: argparse.Namespace) -> int:
         return _error(f"--from-path {args.from_path}: no such folder", 2)
     local = StoreSettings.from_env()
     source = StoreSettings(path=args.from_path or local.path)
-    target = StoreSettings(
-        url=args.to_url, api_key=args.api_key or os.environ.get("QDRANT_API_KEY") or None, collection=args.collection
-    )
+    target = StoreSettings(url=args.to_url, api_key=args.api_key or os.environ.get("QDRANT_API_KEY") or None, collection=args.collection)
     try:
         result = copy_store_settings(source, target)
     except EvidencePipelineError as exc:
@@ -357,49 +353,60 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from evidence_pipeline.store.base import SCORE_NOTE  # the contract alone: no Qdrant client
+
     parser = argparse.ArgumentParser(prog="evidence-pipeline", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     raw = argparse.RawDescriptionHelpFormatter
 
-    p = sub.add_parser(
-        "ingest", help="ingest files or folders through the Dagster job", epilog=INGEST_EXIT_CODES, formatter_class=raw
-    )
+    p = sub.add_parser("ingest", help="ingest files or folders through the Dagster job", epilog=INGEST_EXIT_CODES, formatter_class=raw)
     p.add_argument("paths", nargs="+")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true", help="re-ingest files whose content and pipeline version are unchanged")
     p.add_argument(
-        "--log-level", default="WARNING", type=str.upper, choices=LOG_LEVELS,
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=LOG_LEVELS,
         help="Dagster run log level (default WARNING); DEBUG also prints the stack trace of a failed document",
     )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
-        "search", help="hybrid search, one result per parent", formatter_class=raw,
+        "search",
+        help="hybrid search, one result per parent",
+        formatter_class=raw,
         description=textwrap.fill(f"Prints every hit's parent (a table or a section) with its {SCORE_NOTE}.", 78),
         epilog=SEARCH_EXIT_CODES,
     )
     p.add_argument("query", type=_query)
     p.add_argument(
-        "--k", type=_positive_int, default=None,
+        "--k",
+        type=_positive_int,
+        default=None,
         help="at most K parents (default 5; with --token-budget, as many as fit, up to 50)",
     )
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--json", action="store_true", help="the hits as JSON (what evidence_pipeline.search returns)")
     shown.add_argument("--brief", action="store_true", help="one line per hit, without the parents' text")
     shown.add_argument(
-        "--context", action="store_true",
+        "--context",
+        action="store_true",
         help="only the aggregated text a language model would get: the parents in rank order, "
         "a shared document/section header once (use with --token-budget)",
     )
     p.add_argument(
-        "--token-budget", type=_positive_int, default=None,
+        "--token-budget",
+        type=_positive_int,
+        default=None,
         help="keep the parents that fit N tokens, in rank order (the first always: stderr says when it alone is larger)",
     )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser(
-        "serve", help="search service and page: /search, /documents, /health (model loaded once)",
-        epilog="EVIDENCE_API_KEY set: /search, /documents and /contract need the X-API-Key header", formatter_class=raw,
+        "serve",
+        help="search service and page: /search, /documents, /health (model loaded once)",
+        epilog="EVIDENCE_API_KEY set: /search, /documents and /contract need the X-API-Key header",
+        formatter_class=raw,
     )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
@@ -412,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_parse)
 
     p = sub.add_parser(
-        "mcp", help="MCP server on stdin/stdout: tools search and get_parent for LLM agents",
+        "mcp",
+        help="MCP server on stdin/stdout: tools search and get_parent for LLM agents",
         description="An MCP client starts this command and talks to it over stdin/stdout. The store and "
         "model come from the environment (EVIDENCE_STORE_PATH, QDRANT_URL, EVIDENCE_EMBEDDING_MODEL).",
     )
@@ -438,8 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     eval_systems = ["fixed512", "bm25_windows", "hybridchunker", "eu_dense", "full"]
     p.add_argument("--systems", nargs="+", default=eval_systems, choices=eval_systems)
     p.add_argument("--limit-docs", type=int, default=None, help="only the first N documents by file name")
-    p.add_argument("--cache", default=None, help="folder that keeps parsed documents and embeddings between runs (same figures, faster reruns)")
-    p.add_argument("--max-parent-tokens", type=int, default=None, help="split tables above this many word pieces (default: PipelineOptions)")
+    p.add_argument(
+        "--cache", default=None, help="folder that keeps parsed documents and embeddings between runs (same figures, faster reruns)"
+    )
+    p.add_argument(
+        "--max-parent-tokens", type=int, default=None, help="split tables above this many word pieces (default: PipelineOptions)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
@@ -456,8 +468,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docling-tests", default=None, help="folder with pdfs/ and groundtruth/ (Docling's test PDFs)")
     p.add_argument("--generated", action="store_true", help="score the generated SOP corpus (exact truth)")
     p.add_argument("--corpora", nargs="*", default=None, help="folders of PDFs for robustness, speed and memory")
-    p.add_argument("--coverage", nargs="+", default=None, metavar="DIR",
-                   help="share of each PDF's distinct words (pdfium's text) found in its evidence units, lost words listed")
+    p.add_argument(
+        "--coverage",
+        nargs="+",
+        default=None,
+        metavar="DIR",
+        help="share of each PDF's distinct words (pdfium's text) found in its evidence units, lost words listed",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--out", default=None, help="also write the JSON report to this file")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -468,7 +485,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="small sizes, generated corpus only (CI smoke test)")
     p.add_argument("--pdfs", default=None, metavar="DIR", help="also parse these real PDFs (the README's figures: clinical-protocols/pdfs)")
     p.add_argument(
-        "--ingest", default=None, metavar="DIR",
+        "--ingest",
+        default=None,
+        metavar="DIR",
         help="first ingest DIR end to end (evidence-pipeline ingest, cold, fresh store): pages/s, CPU s/page per stage, "
         "peak RSS; then search() p50/p95 on that store (make bench: the 10-Qs)",
     )

@@ -103,8 +103,7 @@ def contract_markdown(contract: CollectionContract) -> str:
         f"- sparse vector `{c.sparse_vector}`: BM25 term-frequency weights, modifier {c.sparse_modifier} "
         f"(Qdrant supplies IDF); query: `{c.sparse_query}`, tokenizer `{c.tokenizer_version}`;",
         f"- point id: `{c.point_id}`, namespace `{c.point_namespace}`;",
-        f"- one point per child; group by `{c.group_by}` for one result per table or section chunk; "
-        f"RRF with k={c.rrf_k}.",
+        f"- one point per child; group by `{c.group_by}` for one result per table or section chunk; RRF with k={c.rrf_k}.",
         "",
         "| payload key | type | indexed | meaning |",
         "|---|---|---|---|",

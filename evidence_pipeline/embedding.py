@@ -12,10 +12,10 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +65,8 @@ class TokenCounter:
     def __init__(self, model: str | None = None):
         self.model_path = resolve_model(model)
         fast = Path(self.model_path) / "tokenizer.json"
+        self._fast: Any = None
+        self._tokenizer: Any = None
         if fast.is_file():
             from tokenizers import Tokenizer
 
@@ -193,7 +195,7 @@ class Embedder:
     def backend(self) -> str:
         return self.settings.backend
 
-    def load(self) -> "Embedder":
+    def load(self) -> Embedder:
         """Load (and for ONNX, export if needed) the model now rather than on the first text."""
         self.model  # noqa: B018
         return self
@@ -208,7 +210,7 @@ class Embedder:
         """What runs the model: ``settings.backend``, or ``torch`` where the ONNX model could not be used."""
         return self._loaded()[0]
 
-    def _loaded(self) -> tuple[str, object]:
+    def _loaded(self) -> tuple[str, Any]:
         if self._key is None:  # fixed at first use: this embedder keeps the model it loaded
             cache = str(Path(self.settings.cache_dir or model_cache_dir()).resolve())
             self._key = (self.model_path, self.backend, cache)
@@ -299,7 +301,7 @@ class Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
-    def embed_children(self, children: Sequence["ChildUnit"]) -> np.ndarray:
+    def embed_children(self, children: Sequence[ChildUnit]) -> np.ndarray:
         """Unit vectors of ``children``, in order: each stands for its ``embed_text``
         (location prefix, newline, text).
 
@@ -317,7 +319,7 @@ class Embedder:
             finally:
                 self._documents.on = False
 
-    def _embed_children(self, children: Sequence["ChildUnit"]) -> np.ndarray:
+    def _embed_children(self, children: Sequence[ChildUnit]) -> np.ndarray:
         if self.settings.child_vectors == "joint":
             return self.embed([c.embed_text for c in children])
         placed = [i for i, c in enumerate(children) if c.prefix]

@@ -32,11 +32,10 @@ import threading
 import uuid
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -76,7 +75,7 @@ class ModelLayout:
     dim: int
 
     @classmethod
-    def read(cls, model_dir: str | Path) -> "ModelLayout":
+    def read(cls, model_dir: str | Path) -> ModelLayout:
         root = Path(model_dir)
         modules_file = root / "modules.json"
         if not modules_file.is_file():
@@ -171,7 +170,6 @@ def ensure_exported(model_dir: str | Path, variant: str, cache_dir: str | Path, 
 def _export_fp32(model_dir: str | Path, target: Path) -> None:
     import torch
     from transformers import AutoModel
-
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # no "Loading weights" bar: the one line above says what happens
@@ -220,7 +218,7 @@ class OnnxEncoder:
     """
 
     def __init__(self, model_dir: str | Path, variant: str, cache_dir: str | Path, log=None):
-        import onnxruntime as ort
+        import onnxruntime  # noqa: F401  (an ImportError here sends Embedder to its torch fallback)
         from tokenizers import Tokenizer
 
         self.layout = ModelLayout.read(model_dir)

@@ -74,16 +74,18 @@ def per_token_int8(model):
         """``x``'s uint8 form and its rows' steps (``amax / 127``), made once per tensor."""
         if x not in quantized:
             p = f"ptq/{len(quantized)}"
-            nodes.extend([
-                reduce("ReduceMax", x, f"{p}/max"),
-                reduce("ReduceMin", x, f"{p}/min"),
-                helper.make_node("Neg", [f"{p}/min"], [f"{p}/neg_min"], name=f"{p}/Neg"),
-                helper.make_node("Max", [f"{p}/max", f"{p}/neg_min", "ptq/tiny"], [f"{p}/amax"], name=f"{p}/AbsMax"),
-                helper.make_node("Mul", [f"{p}/amax", "ptq/1_over_127"], [f"{p}/step"], name=f"{p}/Step"),
-                # x / step lies in [-127, 127]; QuantizeLinear rounds half to even, adds 128, saturates.
-                helper.make_node("Div", [x, f"{p}/step"], [f"{p}/scaled"], name=f"{p}/Scale"),
-                helper.make_node("QuantizeLinear", [f"{p}/scaled", "ptq/one", "ptq/zp_u8"], [f"{p}/q"], name=f"{p}/Quantize"),
-            ])
+            nodes.extend(
+                [
+                    reduce("ReduceMax", x, f"{p}/max"),
+                    reduce("ReduceMin", x, f"{p}/min"),
+                    helper.make_node("Neg", [f"{p}/min"], [f"{p}/neg_min"], name=f"{p}/Neg"),
+                    helper.make_node("Max", [f"{p}/max", f"{p}/neg_min", "ptq/tiny"], [f"{p}/amax"], name=f"{p}/AbsMax"),
+                    helper.make_node("Mul", [f"{p}/amax", "ptq/1_over_127"], [f"{p}/step"], name=f"{p}/Step"),
+                    # x / step lies in [-127, 127]; QuantizeLinear rounds half to even, adds 128, saturates.
+                    helper.make_node("Div", [x, f"{p}/step"], [f"{p}/scaled"], name=f"{p}/Scale"),
+                    helper.make_node("QuantizeLinear", [f"{p}/scaled", "ptq/one", "ptq/zp_u8"], [f"{p}/q"], name=f"{p}/Quantize"),
+                ]
+            )
             quantized[x] = (f"{p}/q", f"{p}/step")
         return quantized[x]
 
@@ -101,7 +103,9 @@ def per_token_int8(model):
         # ((q - 128) @ Wq) * step[row] * w_scale[column] in one kernel: the integer GEMM with the
         # column scales in its output stage, the row scales applied after. The bias stays the
         # Add after it: given to this kernel, the bias would be scaled by the row scales too.
-        nodes.append(helper.make_node("MatMulIntegerToFloat", inputs, [node.output[0]], name=f"{base}/MatMulIntegerToFloat", domain="com.microsoft"))
+        nodes.append(
+            helper.make_node("MatMulIntegerToFloat", inputs, [node.output[0]], name=f"{base}/MatMulIntegerToFloat", domain="com.microsoft")
+        )
         replaced.add(weight.name)
 
     if not any(o.domain == "com.microsoft" for o in model.opset_import):

@@ -8,9 +8,10 @@ scripts, evaluation and benchmarks.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,8 +20,8 @@ from evidence_pipeline.cards import build_card
 from evidence_pipeline.children import build_children
 from evidence_pipeline.corpus import doc_id_for
 from evidence_pipeline.embedding import Embedder, TokenCounter
-from evidence_pipeline.records import ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc
 from evidence_pipeline.payload import DocumentStamp, PointPayload
+from evidence_pipeline.records import ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc
 from evidence_pipeline.sparse import TOKENIZER_VERSION, SparseEncoder
 from evidence_pipeline.splitting import split_units
 from evidence_pipeline.staleness import stored_state
@@ -35,15 +36,14 @@ if TYPE_CHECKING:
 # CHANGELOG.md says what each version changed.
 PIPELINE_VERSION = "21"
 
+
 class PipelineOptions(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     units: UnitOptions = UnitOptions()
     # Large enough for a whole financial statement with its HTML: a statement split by rows
     # comes back in pieces, often without the row the question asks for.
-    max_parent_tokens: int = Field(
-        default=3000, description="word pieces of a parent's text before a table is split by rows"
-    )
+    max_parent_tokens: int = Field(default=3000, description="word pieces of a parent's text before a table is split by rows")
 
     def version(self, parser: str, model_id: str) -> str:
         """Changes whenever anything that shapes the indexed points changes."""
@@ -156,8 +156,13 @@ def embed_documents(children_per_doc: Sequence[Sequence[ChildUnit]], embedder: E
 
 
 def _write(
-    doc: ParsedDoc, units: list[EvidenceUnit], children: list[ChildUnit], dense: np.ndarray,
-    store: Store, embedder: Embedder, options: PipelineOptions,
+    doc: ParsedDoc,
+    units: list[EvidenceUnit],
+    children: list[ChildUnit],
+    dense: np.ndarray,
+    store: Store,
+    embedder: Embedder,
+    options: PipelineOptions,
 ) -> IngestResult:
     version = options.version(doc.parser, embedder.vectors_id)
     points = document_points(doc, units, children, dense, sparse_vectors(children), version)
@@ -177,7 +182,7 @@ def ingest_parsed(
     return _write(doc, units, children, dense, store, embedder, options)
 
 
-def _unchanged(path: Path, doc_id: str, store: Store, parser: "Parser", embedder: Embedder, options: PipelineOptions) -> bool:
+def _unchanged(path: Path, doc_id: str, store: Store, parser: Parser, embedder: Embedder, options: PipelineOptions) -> bool:
     # The version is known before parsing: parser name + model id + options.
     version = options.version(parser.name, embedder.vectors_id)
     return not stored_state(store, doc_id, path, version).stale
@@ -190,7 +195,7 @@ def _skipped(doc_id: str) -> IngestResult:
 def ingest_file(
     path: str | Path,
     store: Store,
-    parser: "Parser",
+    parser: Parser,
     embedder: Embedder,
     counter: TokenCounter,
     options: PipelineOptions = PipelineOptions(),
@@ -211,7 +216,7 @@ def ingest_file(
 def ingest_files(
     paths: Sequence[str | Path],
     store: Store,
-    parser: "Parser",
+    parser: Parser,
     embedder: Embedder,
     counter: TokenCounter,
     options: PipelineOptions = PipelineOptions(),

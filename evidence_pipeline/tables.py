@@ -231,10 +231,7 @@ def table_html(header: list[list[str]], rows: list[list[str]], caption: str | No
     if header:
         parts.append("<thead>")
         for row in header:
-            cells = "".join(
-                f'<th colspan="{span}">{esc(text)}</th>' if span > 1 else f"<th>{esc(text)}</th>"
-                for text, span in _spans(row)
-            )
+            cells = "".join(f'<th colspan="{span}">{esc(text)}</th>' if span > 1 else f"<th>{esc(text)}</th>" for text, span in _spans(row))
             parts.append(f"<tr>{cells}</tr>")
         parts.append("</thead>")
     parts.append("<tbody>")

@@ -112,11 +112,7 @@ def _merge_continuations(tables: list[Table]) -> dict[str, list[Table]]:
 
 def _looks_like_header(row: list[str]) -> bool:
     filled = [c for c in row if c.strip()]
-    return (
-        bool(filled)
-        and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled)
-        and not text_row(row)
-    )
+    return bool(filled) and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled) and not text_row(row)
 
 
 def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], list[int | None]]:
@@ -145,6 +141,7 @@ def _find_caption(items, i: int, last_index: int, table: Table, header: list[lis
     """Four stages: linked by the parser -> nearest caption by box distance -> a caption on
     the adjacent page when the table opens or closes a page -> a caption merged into the
     table's first row. Figure captions are never taken. Returns (caption, source, header)."""
+
     def mark_used(text: str) -> None:
         for j in (i - 1, i - 2, last_index + 1, last_index + 2):
             if 0 <= j < len(items) and isinstance(items[j], TextBlock) and items[j].text.strip() == text.strip():
@@ -246,7 +243,9 @@ def _page_index(rows: list[list[str]], n_pages: int | None) -> bool:
     refs = [
         int(r[-1].strip())
         for r in rows
-        if len(r) >= 2 and _PAGE_NUMBER.match(r[-1].strip()) and all(_HAS_LETTER.search(c) or _ENTRY_NUMBER.match(c.strip()) for c in r[:-1])
+        if len(r) >= 2
+        and _PAGE_NUMBER.match(r[-1].strip())
+        and all(_HAS_LETTER.search(c) or _ENTRY_NUMBER.match(c.strip()) for c in r[:-1])
     ]
     return (
         len(refs) >= 3

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -100,7 +100,7 @@ class StageClock:
     """Thread-safe CPU seconds per stage (``STAGES``)."""
 
     def __init__(self) -> None:
-        self._seconds: Counter[str] = Counter()
+        self._seconds: dict[str, float] = defaultdict(float)
         self._lock = threading.Lock()
 
     @contextmanager

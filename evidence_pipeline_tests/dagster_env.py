@@ -21,8 +21,7 @@ KEYS = ["calibration", "limits", "empty-notes"]
 def write_corpus(corpus: Path) -> None:
     corpus.mkdir(parents=True, exist_ok=True)
     rows = "\n".join(
-        f"| Probe {i:03d} | {20 + i % 7}.{i % 10} | {30 + i % 5}.{i % 3} | Calibrated by team {i % 4} on line {i % 9} |"
-        for i in range(40)
+        f"| Probe {i:03d} | {20 + i % 7}.{i % 10} | {30 + i % 5}.{i % 3} | Calibrated by team {i % 4} on line {i % 9} |" for i in range(40)
     )
     (corpus / "calibration.md").write_text(
         "# Calibration log\n\n## 2 Results\n\nThe table lists every probe.\n\n"

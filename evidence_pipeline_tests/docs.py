@@ -44,19 +44,66 @@ def lnp_doc(extra_rows: int = 0) -> ParsedDoc:
     blocks = [
         TextBlock(id="b0", label="title", text="Lipid Nanoparticle Formulation", order=0, page=1, bbox=BBox(l=72, t=60, r=500, b=80)),
         TextBlock(id="b1", label="section_header", text="3 Procedure", level=1, order=1, page=2, bbox=BBox(l=72, t=80, r=300, b=95)),
-        TextBlock(id="b2", label="paragraph", text="Prepare the mixer as described below. Check the seals.", order=2, page=2, bbox=BBox(l=72, t=100, r=520, b=130)),
-        TextBlock(id="b3", label="section_header", text="3.1 Critical process parameters", level=2, order=3, page=2, bbox=BBox(l=72, t=200, r=400, b=215)),
-        TextBlock(id="b4", label="paragraph", text="WARNING: If processing lipid nanoparticles, confirm the cooling jacket is active.", order=4, page=2, bbox=BBox(l=72, t=230, r=520, b=260)),
+        TextBlock(
+            id="b2",
+            label="paragraph",
+            text="Prepare the mixer as described below. Check the seals.",
+            order=2,
+            page=2,
+            bbox=BBox(l=72, t=100, r=520, b=130),
+        ),
+        TextBlock(
+            id="b3",
+            label="section_header",
+            text="3.1 Critical process parameters",
+            level=2,
+            order=3,
+            page=2,
+            bbox=BBox(l=72, t=200, r=400, b=215),
+        ),
+        TextBlock(
+            id="b4",
+            label="paragraph",
+            text="WARNING: If processing lipid nanoparticles, confirm the cooling jacket is active.",
+            order=4,
+            page=2,
+            bbox=BBox(l=72, t=230, r=520, b=260),
+        ),
         TextBlock(id="b5", label="caption", text="Table 1: Pump flow rate limits", order=4, page=2, bbox=BBox(l=72, t=280, r=400, b=295)),
-        TextBlock(id="b6", label="paragraph", text="Record the flow rates in the batch record.", order=7, page=2, bbox=BBox(l=72, t=450, r=520, b=470)),
-        TextBlock(id="b7", label="section_header", text="4 Acceptance criteria", level=1, order=8, page=3, bbox=BBox(l=72, t=80, r=300, b=95)),
-        TextBlock(id="b8", label="paragraph", text="The particle size must be 80 to 100 nm. Polydispersity must be below 0.2.", order=9, page=3, bbox=BBox(l=72, t=100, r=520, b=130)),
+        TextBlock(
+            id="b6",
+            label="paragraph",
+            text="Record the flow rates in the batch record.",
+            order=7,
+            page=2,
+            bbox=BBox(l=72, t=450, r=520, b=470),
+        ),
+        TextBlock(
+            id="b7", label="section_header", text="4 Acceptance criteria", level=1, order=8, page=3, bbox=BBox(l=72, t=80, r=300, b=95)
+        ),
+        TextBlock(
+            id="b8",
+            label="paragraph",
+            text="The particle size must be 80 to 100 nm. Polydispersity must be below 0.2.",
+            order=9,
+            page=3,
+            bbox=BBox(l=72, t=100, r=520, b=130),
+        ),
         TextBlock(id="b9", label="page_footer", text="Page 2 of 3", order=10, page=2, bbox=BBox(l=250, t=800, r=350, b=815)),
     ]
     # Orders must be unique and follow reading order: caption just before the table.
     blocks = [b.model_copy(update={"order": o}) for b, o in zip(blocks, [0, 1, 2, 3, 4, 5, 7, 8, 9, 10])]
     table = table.model_copy(update={"order": 6})
-    return ParsedDoc(doc_id="SOP-8812", source="SOP-8812.pdf", title="Lipid Nanoparticle Formulation", n_pages=3, content_hash="0" * 64, parser="test", blocks=blocks, tables=[table])
+    return ParsedDoc(
+        doc_id="SOP-8812",
+        source="SOP-8812.pdf",
+        title="Lipid Nanoparticle Formulation",
+        n_pages=3,
+        content_hash="0" * 64,
+        parser="test",
+        blocks=blocks,
+        tables=[table],
+    )
 
 
 def calibration_register(doc_id: str, first_tag: int) -> ParsedDoc:
@@ -72,8 +119,7 @@ def calibration_register(doc_id: str, first_tag: int) -> ParsedDoc:
         )
         for i in range(30)
     ]
-    return ParsedDoc(doc_id=doc_id, source=f"{doc_id}.pdf", title=doc_id, n_pages=3, content_hash="0" * 64,
-                     parser="test", blocks=blocks)
+    return ParsedDoc(doc_id=doc_id, source=f"{doc_id}.pdf", title=doc_id, n_pages=3, content_hash="0" * 64, parser="test", blocks=blocks)
 
 
 def box(l, t, r, b) -> BBox:
@@ -83,8 +129,9 @@ def box(l, t, r, b) -> BBox:
 def table_of(tid: str, page: int, box: BBox, rows: list[list[str]], caption: str | None = None, header_rows: int = 1) -> Table:
     """A table from plain rows (header rows first), for the parse-quality tests."""
     cells = [TableCell(row=r, col=c, text=x) for r, row in enumerate(rows) for c, x in enumerate(row)]
-    return Table(id=tid, order=0, n_rows=len(rows), n_cols=len(rows[0]), cells=cells, header_rows=header_rows,
-                 page=page, bbox=box, caption=caption)
+    return Table(
+        id=tid, order=0, n_rows=len(rows), n_cols=len(rows[0]), cells=cells, header_rows=header_rows, page=page, bbox=box, caption=caption
+    )
 
 
 def doc_with_tables(tables: list[Table]) -> ParsedDoc:

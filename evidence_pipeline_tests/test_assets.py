@@ -15,7 +15,9 @@ from evidence_pipeline.orchestration.assets import (
 from evidence_pipeline.orchestration.resources import EmbedderResource, PipelineOptionsResource
 
 KEY = "calibration"
-ROWS = "\n".join(f"| Probe {i:03d} | {20 + i % 7}.{i % 10} | {30 + i % 5}.{i % 3} | Calibrated by team {i % 4} on line {i % 9} |" for i in range(40))
+ROWS = "\n".join(
+    f"| Probe {i:03d} | {20 + i % 7}.{i % 10} | {30 + i % 5}.{i % 3} | Calibrated by team {i % 4} on line {i % 9} |" for i in range(40)
+)
 MD = (
     "# Calibration log\n\n## 1 Scope\n\n"
     + "\n\n".join(f"Paragraph {i} of the scope says which probes of line {i % 9} are calibrated and by whom." for i in range(12))

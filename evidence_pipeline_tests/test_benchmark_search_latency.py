@@ -13,7 +13,9 @@ def test_times_search_on_an_existing_store_with_the_given_questions(tmp_path, ca
     store = sample_store([lnp_doc()], Embedder(), token_counter(None), tmp_path / "store")
     questions = tmp_path / "q.jsonl"
     asked = ["What is the maximum flow rate of Aqueous Phase 1?", "Which warning applies to lipid nanoparticles?"]
-    questions.write_text("".join(json.dumps({"id": f"q{i}", "question": q, "doc_id": "SOP-8812", "answers": ["1.8"]}) + "\n" for i, q in enumerate(asked)))
+    questions.write_text(
+        "".join(json.dumps({"id": f"q{i}", "question": q, "doc_id": "SOP-8812", "answers": ["1.8"]}) + "\n" for i, q in enumerate(asked))
+    )
     assert main(["--store", store.path, "--questions", str(questions), "--queries", "4"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["store"] == store.path

@@ -8,9 +8,7 @@ from evidence_pipeline.records import sha256_file
 
 def test_each_tiny_pdf_is_a_parseable_page_of_its_own(tmp_path):
     paths = write_tiny_pdfs(tmp_path, 3, start=1998)
-    assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
-        "0001/doc-001998.pdf", "0001/doc-001999.pdf", "0002/doc-002000.pdf"
-    ]
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["0001/doc-001998.pdf", "0001/doc-001999.pdf", "0002/doc-002000.pdf"]
     texts = []
     for path in paths:
         pdf = pypdfium2.PdfDocument(str(path))

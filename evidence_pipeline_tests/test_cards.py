@@ -88,9 +88,7 @@ def test_protocol_title_over_three_lines(corpora, first_pages):
 
 def test_protocol_title_double_spaced_stops_at_fields(corpora, first_pages):
     card = build_card(first_pages(corpora / "clinical-protocols" / "pdfs" / "NCT06149832_Prot_000.pdf"))
-    assert card.title == (
-        "Treatment of Oral Chronic Graft-versus-host Disease With Human Umbilical Cord Mesenchymal Stem Cell Dressing"
-    )
+    assert card.title == ("Treatment of Oral Chronic Graft-versus-host Disease With Human Umbilical Cord Mesenchymal Stem Cell Dressing")
     assert card.dates[0] == "2023-09-13"
 
 

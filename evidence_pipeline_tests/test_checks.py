@@ -25,7 +25,13 @@ from evidence_pipeline_tests.conftest import CORPORA
 from evidence_pipeline_tests.dagster_env import KEYS
 from evidence_pipeline_tests.docs import lnp_doc
 
-CHECK_NAMES = {"points_have_parents", "points_have_both_vectors", "point_count_matches_children", "split_pieces_keep_header", "document_has_units"}
+CHECK_NAMES = {
+    "points_have_parents",
+    "points_have_both_vectors",
+    "point_count_matches_children",
+    "split_pieces_keep_header",
+    "document_has_units",
+}
 SCAN = CORPORA / "clinical-protocols" / "pdfs" / "NCT06155240_Prot_SAP_000.pdf"
 
 
@@ -92,8 +98,10 @@ def test_store_checks_fail_on_a_damaged_document(batched_env):
     with open_store(batched_env["store"]) as s:
         s.replace_document("limits", [*s.iter_points("limits"), stray])
     try:
-        result = batched_env["defs"].resolve_job_def("check_documents").execute_in_process(
-            instance=batched_env["instance"], tags=range_tags(KEYS[0], KEYS[-1]), raise_on_error=False
+        result = (
+            batched_env["defs"]
+            .resolve_job_def("check_documents")
+            .execute_in_process(instance=batched_env["instance"], tags=range_tags(KEYS[0], KEYS[-1]), raise_on_error=False)
         )
         found = evaluations(result)
     finally:
@@ -114,8 +122,10 @@ def test_header_check_fails_on_a_piece_without_header(batched_env):
     damaged = [u.model_copy(update={"header": []}) if u.n_pieces > 1 and u.piece == 1 else u for u in units]
     path.write_bytes(pickle.dumps(damaged))
     try:
-        result = batched_env["defs"].resolve_job_def("check_documents").execute_in_process(
-            instance=batched_env["instance"], tags=range_tags(KEYS[0], KEYS[-1]), raise_on_error=False
+        result = (
+            batched_env["defs"]
+            .resolve_job_def("check_documents")
+            .execute_in_process(instance=batched_env["instance"], tags=range_tags(KEYS[0], KEYS[-1]), raise_on_error=False)
         )
     finally:
         path.write_bytes(original)
@@ -143,9 +153,7 @@ def test_a_scanned_pdf_is_read_by_ocr_and_passes_the_check(tmp_path):
         (outcome,) = summary.outcomes
         assert outcome.success and outcome.units > 1
         assert summary.warnings == []
-        record = instance.get_latest_asset_check_evaluation_record(
-            dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units")
-        )
+        record = instance.get_latest_asset_check_evaluation_record(dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units"))
         assert record.evaluation.passed
 
 
@@ -160,9 +168,7 @@ def test_with_ocr_off_a_scanned_pdf_is_a_warning_and_a_failing_check(tmp_path, m
         assert outcome.success and outcome.units == 1  # its document card alone
         assert summary.warnings == [f"{SCAN}: 0 evidence units: no text layer: needs OCR (scanned PDF; OCR is off)"]
         assert "1 with warnings" in summary.line()
-        record = instance.get_latest_asset_check_evaluation_record(
-            dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units")
-        )
+        record = instance.get_latest_asset_check_evaluation_record(dg.AssetCheckKey(dg.AssetKey("evidence_units"), "document_has_units"))
         evaluation = record.evaluation
         assert not evaluation.passed
         assert evaluation.partition == "NCT06155240_Prot_SAP_000"

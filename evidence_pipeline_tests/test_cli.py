@@ -43,7 +43,9 @@ def tmp_defs(tmp_path, monkeypatch):
     """`evidence-pipeline ingest` against a store and corpus under tmp_path, ephemeral instance."""
     from evidence_pipeline.orchestration import definitions
 
-    defs = build_definitions({"store": StoreResource(path=str(tmp_path / "store")), "corpus": CorpusResource(root=str(tmp_path / "corpus"))})
+    defs = build_definitions(
+        {"store": StoreResource(path=str(tmp_path / "store")), "corpus": CorpusResource(root=str(tmp_path / "corpus"))}
+    )
     monkeypatch.setattr(definitions, "defs", defs)
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     return defs
@@ -199,8 +201,10 @@ def test_search_prints_every_parent_and_what_the_score_is(capsys, monkeypatch, s
     hits = search(question, 3, store_settings=sample_store.settings)
     code, out, err = _search_sample(capsys, monkeypatch, sample_store, question, "--k", "3")
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == SCORE_NOTE == (
-        "score: reciprocal-rank fusion of dense and BM25 ranks, 1/(60+rank) summed; compare within one query only"
+    assert (
+        out.splitlines()[0]
+        == SCORE_NOTE
+        == ("score: reciprocal-rank fusion of dense and BM25 ranks, 1/(60+rank) summed; compare within one query only")
     )
     starts = [out.index(f"\n#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages ") for rank, hit in enumerate(hits, 1)]
     assert starts == sorted(starts)

@@ -183,7 +183,10 @@ def test_ingest_killed_during_parse_embed_and_upsert_then_run_again_gives_the_re
         }
         proc = subprocess.Popen(
             [sys.executable, "-m", "evidence_pipeline.cli", "ingest", *map(str, paths), "--quiet"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         delay = rng.uniform(0, 0.005) if stage == "upsert" else rng.uniform(0, 0.3)
         _kill_during(proc, store, home / "storage", stage, key, delay)

@@ -84,9 +84,7 @@ def test_export_is_reused_and_never_half_visible(onnx_cache, monkeypatch):
     assert sorted(p.name for p in folder.iterdir()) == [META_FILE, MODEL_FILE]
     assert json.loads((folder / META_FILE).read_text())["variant"] == "onnx"
     # Nothing but whole exports in the cache: the temporary folders were renamed or removed.
-    assert sorted(p.name for p in onnx_cache.iterdir()) == sorted(
-        export_dir(model, v, onnx_cache).name for v in VARIANTS
-    )
+    assert sorted(p.name for p in onnx_cache.iterdir()) == sorted(export_dir(model, v, onnx_cache).name for v in VARIANTS)
 
     def no_export(*_args, **_kw):
         raise AssertionError("exported again")
@@ -178,7 +176,9 @@ def test_a_model_folder_onnx_cannot_run_falls_back_to_torch_in_one_line(tmp_path
     embedder = Embedder(EmbeddingSettings(model=str(folder), backend="onnx", cache_dir=str(tmp_path / "models")))
     vectors = embedder.embed(sample_texts[:4])
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"warning: embedding backend onnx unavailable ({folder}: no modules.json (not a sentence-transformers folder)); using torch"]
+    assert err == [
+        f"warning: embedding backend onnx unavailable ({folder}: no modules.json (not a sentence-transformers folder)); using torch"
+    ]
     assert embedder.running_backend == "torch" and embedder.cache_id == embedder.model_id
     reference = torch_vectors_of(sample_texts[:4])
     assert float(np.min(np.sum(vectors * reference, axis=1))) >= 0.999

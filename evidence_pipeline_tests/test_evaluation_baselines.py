@@ -55,7 +55,16 @@ def test_overlap_must_be_smaller_than_the_window():
 
 def test_bm25_tokens_are_lower_cased_word_runs():
     assert bm25_tokens("Under SOP-QA-070, sample 2.4* mL of Lot_A12!") == [
-        "under", "sop", "qa", "070", "sample", "2", "4", "ml", "of", "lot_a12"
+        "under",
+        "sop",
+        "qa",
+        "070",
+        "sample",
+        "2",
+        "4",
+        "ml",
+        "of",
+        "lot_a12",
     ]
 
 

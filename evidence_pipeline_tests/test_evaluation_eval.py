@@ -53,7 +53,11 @@ def test_json_is_one_object_with_every_system(eval_run):
             value = block["overall"][metric]
             if metric != "tokens_per_context":
                 assert 0.0 <= value <= 1.0, (name, metric)
-        assert block["overall"]["evidence_hit@1_ci95_low"] <= block["overall"]["evidence_hit@1"] <= block["overall"]["evidence_hit@1_ci95_high"]
+        assert (
+            block["overall"]["evidence_hit@1_ci95_low"]
+            <= block["overall"]["evidence_hit@1"]
+            <= block["overall"]["evidence_hit@1_ci95_high"]
+        )
         assert sum(k["n"] for k in block["by_kind"].values()) == 8
 
 

@@ -10,12 +10,26 @@ import pytest
 from evidence_pipeline.evaluation.questions import QuestionFileError, load_questions, parse_questions, write_questions
 from evidence_pipeline.tools.samples.corpus import write_questions as write_sample_questions
 
-LINE = {"id": "q17", "question": "Max flow?", "doc_id": "SOP-8812", "answers": ["1.8"], "must_include": ["cooling jacket"], "kind": "table_cell"}
+LINE = {
+    "id": "q17",
+    "question": "Max flow?",
+    "doc_id": "SOP-8812",
+    "answers": ["1.8"],
+    "must_include": ["cooling jacket"],
+    "kind": "table_cell",
+}
 
 
 def test_format_example_loads_with_defaults():
     (q,) = parse_questions([json.dumps(LINE)])
-    assert (q.id, q.doc_id, q.answers, q.must_include, q.page, q.kind) == ("q17", "SOP-8812", ["1.8"], ["cooling jacket"], None, "table_cell")
+    assert (q.id, q.doc_id, q.answers, q.must_include, q.page, q.kind) == (
+        "q17",
+        "SOP-8812",
+        ["1.8"],
+        ["cooling jacket"],
+        None,
+        "table_cell",
+    )
     (bare,) = parse_questions([json.dumps({k: LINE[k] for k in ("id", "question", "doc_id", "answers")})])
     assert bare.must_include == [] and bare.kind_or_default == "unspecified"
 

@@ -23,22 +23,38 @@ SYSTEMS = ["fixed512", "bm25_windows", "eu_dense", "full"]  # hybridchunker need
 
 def _questions() -> list[Question]:
     qs = [
-        Question(id="q1", question="What is the maximum flow rate of Aqueous Phase 1?", doc_id="SOP-8812",
-                 answers=["1.8"], must_include=["Table 1: Pump flow rate limits"], page=2, kind="table_cell"),
-        Question(id="q2", question="What particle size is acceptable?", doc_id="SOP-8812",
-                 answers=["80 to 100 nm"], kind="prose"),
+        Question(
+            id="q1",
+            question="What is the maximum flow rate of Aqueous Phase 1?",
+            doc_id="SOP-8812",
+            answers=["1.8"],
+            must_include=["Table 1: Pump flow rate limits"],
+            page=2,
+            kind="table_cell",
+        ),
+        Question(id="q2", question="What particle size is acceptable?", doc_id="SOP-8812", answers=["80 to 100 nm"], kind="prose"),
     ]
     # The 15th tag of each register: PT-1367 and its near twin PT-1368, both every 18 months.
     for n, (doc_id, tag) in enumerate([("SOP-ENG-114", 1367), ("SOP-ENG-411", 1368), ("SOP-ENG-114", 1120)], start=3):
-        qs.append(Question(id=f"q{n}", question=f"How often is PT-{tag} calibrated?", doc_id=doc_id,
-                           answers=[f"PT-{tag} on the Suite B2 skid"], kind="exact_id"))
+        qs.append(
+            Question(
+                id=f"q{n}",
+                question=f"How often is PT-{tag} calibrated?",
+                doc_id=doc_id,
+                answers=[f"PT-{tag} on the Suite B2 skid"],
+                kind="exact_id",
+            )
+        )
     return qs
 
 
 def report_text() -> str:
     """The report of one run as text: its JSON (every figure) and its markdown."""
-    docs = [EvalDoc(lnp_doc(extra_rows=30)), EvalDoc(calibration_register("SOP-ENG-114", 1101)),
-            EvalDoc(calibration_register("SOP-ENG-411", 1102))]
+    docs = [
+        EvalDoc(lnp_doc(extra_rows=30)),
+        EvalDoc(calibration_register("SOP-ENG-114", 1101)),
+        EvalDoc(calibration_register("SOP-ENG-411", 1102)),
+    ]
     report = evaluate_docs(docs, _questions(), SYSTEMS, log=lambda message: None)
     return json.dumps(report, ensure_ascii=False) + "\n" + markdown_report(report)
 

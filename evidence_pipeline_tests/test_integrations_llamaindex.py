@@ -38,6 +38,4 @@ def test_options_filter_documents_and_budget(sample_store):
 def test_async_retrieve_gives_the_same_nodes(sample_store):
     question, _ = sample_store.table_questions(DOCS[1])[0]
     retriever = EvidenceRetriever(k=2, store_settings=sample_store.settings)
-    assert [n.node.node_id for n in asyncio.run(retriever.aretrieve(question))] == [
-        n.node.node_id for n in retriever.retrieve(question)
-    ]
+    assert [n.node.node_id for n in asyncio.run(retriever.aretrieve(question))] == [n.node.node_id for n in retriever.retrieve(question)]

@@ -29,9 +29,7 @@ def env(sample_corpus: Path, tmp_path_factory):
         shutil.copy(sample_corpus / f"{doc}.pdf", corpus)
     (corpus / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer <<>>\n%%EOF garbage")
     store = StoreSettings(path=str(root / "store"))
-    defs = build_definitions(
-        {"store": StoreResource(path=store.path), "corpus": CorpusResource(root=str(corpus))}
-    )
+    defs = build_definitions({"store": StoreResource(path=store.path), "corpus": CorpusResource(root=str(corpus))})
     with dg.instance_for_test() as instance:
         summary = ingest_paths([corpus], defs, instance)
         yield {"corpus": corpus, "store": store, "defs": defs, "instance": instance, "summary": summary}
@@ -49,7 +47,16 @@ def test_definitions_load():
     assert job.name == ASSET_JOB_NAME
     assert [j.name for j in module_defs.jobs if not j.name.startswith("__")] == ["check_documents"]
     assert {s.job_name for s in [*module_defs.sensors, *module_defs.schedules]} == {ASSET_JOB_NAME}
-    assert {n.name for n in job.nodes} >= {"raw_pdfs", "parsed_docs", "evidence_units", "split_units", "child_embeddings", "bm25_index", "qdrant_points", "store_checks"}
+    assert {n.name for n in job.nodes} >= {
+        "raw_pdfs",
+        "parsed_docs",
+        "evidence_units",
+        "split_units",
+        "child_embeddings",
+        "bm25_index",
+        "qdrant_points",
+        "store_checks",
+    }
 
 
 def test_corrupt_pdf_fails_alone_with_its_name(env):
@@ -117,14 +124,19 @@ def test_materializations_carry_metadata(env):
     event = env["instance"].get_latest_materialization_event(dg.AssetKey("evidence_units"))
     assert event is not None
     for asset in ("parsed_docs", "evidence_units", "child_embeddings", "qdrant_points"):
-        records = env["instance"].fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
-        ).records
+        records = (
+            env["instance"]
+            .fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1)
+            .records
+        )
         assert records, asset
         assert records[0].asset_materialization.metadata, asset
-    mat = env["instance"].fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("qdrant_points"), asset_partitions=[key]), limit=1
-    ).records[0].asset_materialization
+    mat = (
+        env["instance"]
+        .fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey("qdrant_points"), asset_partitions=[key]), limit=1)
+        .records[0]
+        .asset_materialization
+    )
     assert mat.metadata["points"].value > 10
 
 

@@ -20,9 +20,7 @@ from evidence_pipeline_tests.docs import lnp_doc
 
 
 def latest(instance, asset, key):
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
-    ).records
+    records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1).records
     return {k: v.value for k, v in records[0].asset_materialization.metadata.items()} if records else None
 
 

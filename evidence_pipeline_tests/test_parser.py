@@ -67,7 +67,10 @@ def test_every_generated_table_is_found_with_its_caption_header_body_and_footnot
                 [_dash(x) for x in row] for row in want.header_rows
             ]
             body = [row for part in parts for row in part.grid()[part.header_rows :]]
-            assert [[_dash(x) for x in row] for row in body] == [[_dash(x) for x in row] for row in want.body_rows], (doc.doc_id, want.label)
+            assert [[_dash(x) for x in row] for row in body] == [[_dash(x) for x in row] for row in want.body_rows], (
+                doc.doc_id,
+                want.label,
+            )
             assert len(table.footnotes) == len(want.footnotes), (doc.doc_id, want.label, table.footnotes)
             for marker in want.footnotes:
                 assert any(f.startswith(marker) for f in table.footnotes), (marker, table.footnotes)
@@ -325,9 +328,6 @@ def test_parser_package_is_the_only_docling_importer():
         str(p.relative_to(root))
         for p in root.rglob("*.py")
         if p.relative_to(root).parts[0] != "parser"
-        and any(
-            line.lstrip().startswith(("import docling", "from docling"))
-            for line in p.read_text(encoding="utf-8").splitlines()
-        )
+        and any(line.lstrip().startswith(("import docling", "from docling")) for line in p.read_text(encoding="utf-8").splitlines())
     ]
     assert offenders == []

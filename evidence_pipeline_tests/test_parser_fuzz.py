@@ -24,8 +24,27 @@ SEED = 20261130
 TIMEOUT_S = 10.0
 
 _OBJ = re.compile(rb"\d+ 0 obj\b")
-_TOKENS = [b"<<", b">>", b"[", b"]", b"/Length 99999999", b"/Type /Page", b"/Kids [1 0 R]", b"stream\n", b"endstream",
-           b"0", b"-1", b"4294967296", b"1e308", b"(", b")", b"/Filter /FlateDecode", b"R", b"null", b"%"]
+_TOKENS = [
+    b"<<",
+    b">>",
+    b"[",
+    b"]",
+    b"/Length 99999999",
+    b"/Type /Page",
+    b"/Kids [1 0 R]",
+    b"stream\n",
+    b"endstream",
+    b"0",
+    b"-1",
+    b"4294967296",
+    b"1e308",
+    b"(",
+    b")",
+    b"/Filter /FlateDecode",
+    b"R",
+    b"null",
+    b"%",
+]
 
 
 def flip_bytes(data: bytes, rng: random.Random) -> bytes:

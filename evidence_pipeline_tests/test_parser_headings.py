@@ -30,7 +30,12 @@ def test_rules_on_plain_lines():
     for line in ("(In millions) (Unaudited)", "(in millions, except per share data)", "OR", "☐ TRANSITION REPORT PURSUANT TO SECTION 13"):
         assert not_a_heading(line), line
     # a table's period head left above it is no section (3M, Amcor, Microsoft)
-    for line in ("Years ended December 31", "Three Months Ended September 30, Designated as Cash Flow Hedging Instruments", "Year Ended", "Three Months Ending"):
+    for line in (
+        "Years ended December 31",
+        "Three Months Ended September 30, Designated as Cash Flow Hedging Instruments",
+        "Year Ended",
+        "Three Months Ending",
+    ):
         assert not_a_heading(line), line
     for line in ("Year Ended December 31, 2022 Compared to Year Ended December 31, 2021", "Fiscal Year Highlights", "Quarterly Results"):
         assert not not_a_heading(line), line
@@ -42,15 +47,26 @@ def test_rules_on_plain_lines():
 
 def test_one_structural_pattern_names_the_kind_and_its_capitals():
     """Every rule that reads a Part, Item or Note heading reads it through one pattern."""
-    assert [structural_kind(t) for t in ("PART II — OTHER INFORMATION", "Item 1A. Risk Factors", "Chapter 3", "Article IV", "NOTE 6 — INVENTORIES")] == [
-        "part", "item", "chapter", "article", "note",
+    assert [
+        structural_kind(t)
+        for t in ("PART II — OTHER INFORMATION", "Item 1A. Risk Factors", "Chapter 3", "Article IV", "NOTE 6 — INVENTORIES")
+    ] == [
+        "part",
+        "item",
+        "chapter",
+        "article",
+        "note",
     ]
     assert structural_kind("Notes to Condensed Consolidated Financial Statements") is None
     assert structural_kind("Itemized deductions") is None
     assert capital_structural("NOTE 6 — INVENTORIES") and capital_structural("ITEM 2.") and capital_structural("PART II")
     # the kind in capitals, its number as printed: "NOTE 6a" and "Note 6 —" are not set in capitals
     assert not capital_structural("Note 6 — Inventories") and not capital_structural("NOTE 6a") and not capital_structural("PART ii")
-    assert BARE_STRUCTURAL_RE.match("Item 2.") and BARE_STRUCTURAL_RE.match("PART II") and not BARE_STRUCTURAL_RE.match("Item 2. Management's Discussion")
+    assert (
+        BARE_STRUCTURAL_RE.match("Item 2.")
+        and BARE_STRUCTURAL_RE.match("PART II")
+        and not BARE_STRUCTURAL_RE.match("Item 2. Management's Discussion")
+    )
 
 
 @pytest.mark.parametrize("name", ["2023 Q1 AAPL", "2023 Q1 NVDA"])
@@ -129,9 +145,13 @@ def test_a_wrapped_item_heading_is_one_heading_and_opens_its_section():
 
 def test_amounts_and_row_labels_are_not_headings():
     # chart labels of an infographic page and a row label that kept its currency sign
-    for line in ("(300) Q1 2023 NEX Operating Income (Loss)", "2,722 Q1 2022 CCG Operating Income", "$5.9 billion returned",
-                 "75 Q3 2022 NEX Operating Income",
-                 "Total liabilities measured and recorded at fair value $"):
+    for line in (
+        "(300) Q1 2023 NEX Operating Income (Loss)",
+        "2,722 Q1 2022 CCG Operating Income",
+        "$5.9 billion returned",
+        "75 Q3 2022 NEX Operating Income",
+        "Total liabilities measured and recorded at fair value $",
+    ):
         assert not_a_heading(line), line
     for line in ("2023 Outlook", "10 Records", "4.2 Acceptance limits", "Note 4 — Leases"):
         assert not not_a_heading(line), line
@@ -174,9 +194,12 @@ def test_a_heading_that_opens_with_an_initialism_is_a_sibling_of_its_neighbours(
 
 
 def test_table_of_contents_entries_are_not_headings():
-    for line in ("3 STUDY ELIGIBILITY, ENROLLMENT AND CONSENTING ............................ 10",
-                 "12 ETHICAL CONSIDERATIONS (AND INFORMED CONSENT) . . . . . . . . . . 25",
-                 "Appendix 1. Question guide ..............................", "2 Objectives…………… iv"):
+    for line in (
+        "3 STUDY ELIGIBILITY, ENROLLMENT AND CONSENTING ............................ 10",
+        "12 ETHICAL CONSIDERATIONS (AND INFORMED CONSENT) . . . . . . . . . . 25",
+        "Appendix 1. Question guide ..............................",
+        "2 Objectives…………… iv",
+    ):
         assert not_a_heading(line), line
     for line in ("4.2 Acceptance limits...", "1.3 Concise Summary of Project"):
         assert not not_a_heading(line), line
@@ -237,7 +260,9 @@ def test_a_statement_with_one_ruling_keeps_labels_apart_and_its_period_heads():
     assert rows["Research and development"] == ["1,875", "1,618"], table.rows[:6]
     header = " ".join(" ".join(r) for r in table.header)
     assert "April 30, 2023" in header and "May 1, 2022" in header, table.header
-    assert any("Research and development" in s and "April 30, 2023" in s and "1,875" in s for s in table.row_sentences), table.row_sentences[:6]
+    assert any("Research and development" in s and "April 30, 2023" in s and "1,875" in s for s in table.row_sentences), (
+        table.row_sentences[:6]
+    )
 
 
 def test_an_item_heading_that_did_not_wrap_keeps_the_statement_title_under_it_apart():
@@ -258,9 +283,21 @@ def test_an_item_heading_that_did_not_wrap_keeps_the_statement_title_under_it_ap
     ("name", "page", "label", "first", "second"),
     [
         # "Three Months Ended" centred over "April 30, / 2023" and "May 1, / 2022" (one lone ruling)
-        ("2023 Q1 NVDA", 3, "Research and development", "Three Months Ended / April 30, 2023: 1,875", "Three Months Ended / May 1, 2022: 1,618"),
+        (
+            "2023 Q1 NVDA",
+            3,
+            "Research and development",
+            "Three Months Ended / April 30, 2023: 1,875",
+            "Three Months Ended / May 1, 2022: 1,618",
+        ),
         # "Three Months Ended" and "March 31," both centred over "2022" and "2023"
-        ("2023 Q1 AMZN", 4, "Technology and content", "Three Months Ended March 31, / 2022: 14,842", "Three Months Ended March 31, / 2023: 20,450"),
+        (
+            "2023 Q1 AMZN",
+            4,
+            "Technology and content",
+            "Three Months Ended March 31, / 2022: 14,842",
+            "Three Months Ended March 31, / 2023: 20,450",
+        ),
     ],
 )
 def test_a_period_head_centred_over_two_columns_heads_both(name, page, label, first, second):
@@ -288,7 +325,10 @@ def test_notes_of_a_filing_without_items_nest_in_its_own_outline():
     assert mdna and all(p[0] == "Management's Discussion and Analysis" for p in mdna), mdna[:3]
     noted = [p for p in paths if any(h.startswith("Note 11 :") for h in p)]
     assert noted and not any("Management's Discussion and Analysis" in p for p in noted)
-    assert all(p[p.index(next(h for h in p if h.startswith("Note 11 :"))) - 1] == "Notes to Consolidated Condensed Financial Statements" for p in noted)
+    assert all(
+        p[p.index(next(h for h in p if h.startswith("Note 11 :"))) - 1] == "Notes to Consolidated Condensed Financial Statements"
+        for p in noted
+    )
     # the notes keep one level: Note 4 (set a size smaller on its page) is no child of Note 3
     assert not any(h.startswith("Note 3 :") for p in paths if any(x.startswith("Note 4 :") for x in p) for h in p)
 
@@ -318,7 +358,15 @@ def test_an_item_set_in_body_type_is_a_heading_unless_a_contents_line():
         _line(6, "Item 9. is incorporated by reference to the proxy statement that we file with the commission."),
     ]
     structural_lines(entries)
-    assert [e.label for e in entries] == ["paragraph", "paragraph", "paragraph", "section_header", "section_header", "section_header", "paragraph"]
+    assert [e.label for e in entries] == [
+        "paragraph",
+        "paragraph",
+        "paragraph",
+        "section_header",
+        "section_header",
+        "section_header",
+        "paragraph",
+    ]
 
 
 def test_real_items_in_body_type_open_their_sections():

@@ -201,7 +201,13 @@ def test_real_ruled_table_under_a_figure_caption():
     (unit,) = [u for u in _tables(doc) if any(r[0] == "Pulse Repetition Rate" for r in u.rows)]
     assert unit.header == []
     assert [r[0] for r in unit.rows] == [
-        "Frequency", "Output power", "Number of Electrodes", "Simulation", "Pulse Repetition Rate", "Pulse Width", "Handpieces/Delivery System",
+        "Frequency",
+        "Output power",
+        "Number of Electrodes",
+        "Simulation",
+        "Pulse Repetition Rate",
+        "Pulse Width",
+        "Handpieces/Delivery System",
     ]
     assert "Pulse Repetition Rate: Up to 200Hz" in unit.row_sentences
     assert not any(b.label == "section_header" and "Pulse Repetition Rate" in b.text for b in doc.blocks)
@@ -304,7 +310,9 @@ def test_real_table_of_contents_is_left_out_as_table_and_as_lines():
     assert sum(bool(CONTENTS_ENTRY_RE.search(b.text)) for b in doc.blocks) >= 10
     assert any(CONTENTS_ENTRY_RE.search(c.text) for t in doc.tables for c in t.cells)
     units = _units(doc)
-    assert not any(CONTENTS_ENTRY_RE.search(u.retrieval_text) for u in units), [u.unit_id for u in units if CONTENTS_ENTRY_RE.search(u.retrieval_text)]
+    assert not any(CONTENTS_ENTRY_RE.search(u.retrieval_text) for u in units), [
+        u.unit_id for u in units if CONTENTS_ENTRY_RE.search(u.retrieval_text)
+    ]
     assert not any(u.kind == "table" and 3 in u.pages for u in units)
 
 

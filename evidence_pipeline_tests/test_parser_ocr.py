@@ -97,9 +97,7 @@ def test_the_scanned_table_comes_out_as_one_table_with_its_weeks_as_rows(scanned
 
 
 def test_ocr_gives_the_same_document_for_the_same_bytes(scanned, corpora: Path, offline: Path):
-    again = DoclingParser(ParserSettings(isolation="inline"), PdfThreads(parser_threads=1, batch_size=1)).parse(
-        corpora / SCANNED
-    )
+    again = DoclingParser(ParserSettings(isolation="inline"), PdfThreads(parser_threads=1, batch_size=1)).parse(corpora / SCANNED)
     assert again.model_dump_json() == scanned.model_dump_json()
 
 

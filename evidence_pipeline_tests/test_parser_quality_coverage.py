@@ -67,7 +67,10 @@ def test_the_command_prints_each_file_and_the_mean(tmp_path):
     out = tmp_path / "report.json"
     proc = subprocess.run(
         [sys.executable, "-m", "evidence_pipeline.cli", "parse-quality", "--coverage", str(tmp_path), "--quiet", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, env={**os.environ},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ},
     )
     assert proc.returncode == 0, proc.stderr
     assert SMALL.name in proc.stdout and "mean" in proc.stdout

@@ -15,14 +15,24 @@ from evidence_pipeline_tests.docs import table_of as _table
 def test_docling_test_scoring_on_a_hand_made_document():
     truth_tables = [
         # like Docling's JSON: BOTTOMLEFT origin, page height 800 -> top-left t=100, b=200
-        {"label": "table", "prov": [{"page_no": 1, "bbox": {"l": 50, "t": 700, "r": 250, "b": 600, "coord_origin": "BOTTOMLEFT"}}],
-         "captions": [{"$ref": "#/texts/0"}], "data": {"table_cells": [{"text": t} for t in ["Name", "Value", "pH", "7.0"]]}},
-        {"label": "table", "prov": [{"page_no": 2, "bbox": {"l": 50, "t": 700, "r": 250, "b": 600, "coord_origin": "BOTTOMLEFT"}}],
-         "captions": [], "data": {"table_cells": [{"text": "x"}]}},
+        {
+            "label": "table",
+            "prov": [{"page_no": 1, "bbox": {"l": 50, "t": 700, "r": 250, "b": 600, "coord_origin": "BOTTOMLEFT"}}],
+            "captions": [{"$ref": "#/texts/0"}],
+            "data": {"table_cells": [{"text": t} for t in ["Name", "Value", "pH", "7.0"]]},
+        },
+        {
+            "label": "table",
+            "prov": [{"page_no": 2, "bbox": {"l": 50, "t": 700, "r": 250, "b": 600, "coord_origin": "BOTTOMLEFT"}}],
+            "captions": [],
+            "data": {"table_cells": [{"text": "x"}]},
+        },
     ]
-    raw = {"texts": [{"self_ref": "#/texts/0", "text": "Table 1. Buffer  values"}],
-           "pages": {"1": {"size": {"width": 600, "height": 800}}, "2": {"size": {"width": 600, "height": 800}}},
-           "tables": truth_tables}
+    raw = {
+        "texts": [{"self_ref": "#/texts/0", "text": "Table 1. Buffer  values"}],
+        "pages": {"1": {"size": {"width": 600, "height": 800}}, "2": {"size": {"width": 600, "height": 800}}},
+        "tables": truth_tables,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "gt.json"
         path.write_text(json.dumps(raw))

@@ -38,7 +38,9 @@ def test_a_corpus_without_statements_lists_none(sample_corpus, tmp_path, capsys)
     for pdf in sorted(sample_corpus.glob("*.pdf"))[:2]:
         shutil.copy(pdf, tmp_path / pdf.name)
     assert main([str(tmp_path)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "income statement 0, balance sheet 0, cash flow statement 0; all three in 0 of 2 files"
+    assert (
+        capsys.readouterr().out.splitlines()[-1] == "income statement 0, balance sheet 0, cash flow statement 0; all three in 0 of 2 files"
+    )
 
 
 def test_a_real_filing_lists_its_three_statements(corpora, tmp_path, capsys):

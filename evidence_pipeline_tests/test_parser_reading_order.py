@@ -39,5 +39,10 @@ def test_a_centred_table_takes_its_place_by_height():
 
 
 def test_narrow_labels_beside_values_read_line_by_line():
-    page = [_e("Name:", 70, 100, 130, 110), _e("Lutronic", 200, 100, 400, 110), _e("Address:", 70, 120, 140, 130), _e("19 Fortune Drive", 200, 120, 420, 130)]
+    page = [
+        _e("Name:", 70, 100, 130, 110),
+        _e("Lutronic", 200, 100, 400, 110),
+        _e("Address:", 70, 120, 140, 130),
+        _e("19 Fortune Drive", 200, 120, 420, 130),
+    ]
     assert _names(page) == ["Name:", "Lutronic", "Address:", "19 Fortune Drive"]

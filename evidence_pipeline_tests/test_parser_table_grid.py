@@ -75,6 +75,11 @@ def test_real_statement_ruled_between_its_value_columns_only():
 
     doc = DoclingParser().parse(TENQ / "2022 Q3 AMZN.pdf", pages=(22, 22))
     (unit,) = [u for u in build_units(doc) if u.kind == "table" and any(r[0] == "Operating activities" for r in u.rows)]
-    assert [r[0] for r in unit.rows] == ["Cash provided by (used in):", "Operating activities", "Investing activities", "Financing activities"]
+    assert [r[0] for r in unit.rows] == [
+        "Cash provided by (used in):",
+        "Operating activities",
+        "Investing activities",
+        "Financing activities",
+    ]
     assert unit.rows[1][1:] == ["$7,313", "$11,404", "$24,241", "$17,579", "$54,671", "$39,665"]
     assert unit.header[-1] == ["", "2021", "2022", "2021", "2022", "2021", "2022"]

@@ -146,8 +146,9 @@ def test_a_script_parses_without_importing_docling_and_leaves_no_worker_behind(s
     script = tmp_path / "parse_one.py"
     script.write_text(SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "EVIDENCE_PARSE_ISOLATION": "process"}
-    proc = subprocess.run([sys.executable, str(script), str(sample_corpus / "SOP-8812.pdf")],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(sample_corpus / "SOP-8812.pdf")], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["tables"] == 2 and out["imported"] == []

@@ -78,9 +78,7 @@ def test_sensor_ticks_against_postgres(pg_instance, tmp_path):
     for request in first.dynamic_partitions_requests:
         pg_instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
     assert len(first.run_requests) == 1 and pg_instance.get_dynamic_partitions("documents") == ["a", "b", "c"]
-    dg.materialize(
-        [raw_pdfs], partition_key="b", instance=pg_instance, resources={"corpus": CorpusResource(root=str(corpus))}
-    )
+    dg.materialize([raw_pdfs], partition_key="b", instance=pg_instance, resources={"corpus": CorpusResource(root=str(corpus))})
     # Reset cursor: every document is compared with Postgres; "b" was ingested as it is.
     again = sensor(dg.build_sensor_context(instance=pg_instance, resources=resources))
     assert [r.partition_key for r in again.run_requests] == ["a", "c"]

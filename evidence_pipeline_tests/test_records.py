@@ -37,11 +37,31 @@ Table 3: Alarm delays
 # The payload layout. Removing, renaming or adding a key must change this test, and only this one:
 # every writer builds a PointPayload and every reader parses one.
 PAYLOAD_KEYS = {
-    "doc_id", "doc_title", "content_hash", "pipeline_version", "bm25_tokenizer",  # the document's stamp
-    "doc_type", "organisation", "names", "tickers", "period_end", "period_months",  # its card
-    "fiscal_year", "fiscal_quarter", "identifiers",
-    "parent_id", "unit_id", "child_id", "parent_text", "pages", "section_path", "caption",
-    "statement", "unit_kind", "child_kind", "text",
+    "doc_id",
+    "doc_title",
+    "content_hash",
+    "pipeline_version",
+    "bm25_tokenizer",  # the document's stamp
+    "doc_type",
+    "organisation",
+    "names",
+    "tickers",
+    "period_end",
+    "period_months",  # its card
+    "fiscal_year",
+    "fiscal_quarter",
+    "identifiers",
+    "parent_id",
+    "unit_id",
+    "child_id",
+    "parent_text",
+    "pages",
+    "section_path",
+    "caption",
+    "statement",
+    "unit_kind",
+    "child_kind",
+    "text",
 }
 
 
@@ -121,7 +141,11 @@ def test_search_drops_the_head_the_unit_text_opens_with(prepared):
     hits = []
     for unit in same_section[:2]:
         child = next(c for c in children if c.unit_id == unit.unit_id)
-        hits.append(to_hit(StoredHit(id=child.child_id, score=1.0, payload=PointPayload.for_child(stamp, by_unit[unit.unit_id], child).model_dump())))
+        hits.append(
+            to_hit(
+                StoredHit(id=child.child_id, score=1.0, payload=PointPayload.for_child(stamp, by_unit[unit.unit_id], child).model_dump())
+            )
+        )
     head = "\n".join(document_head(doc.doc_id, stamp.doc_title, same_section[0].section_path)) + "\n"
     assert all(h.parent_text.startswith(head) for h in hits)
     first, second = context_texts(hits)

@@ -63,8 +63,11 @@ def test_stored_cards_are_the_built_cards(store, filings):
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.retrieval import stored_cards
 
-    built = {c.doc_id: c.model_copy(update={"dates": []}) for d in filings
-             for c in [card_of(evidence_units(d, PipelineOptions(), token_counter(None)))]}
+    built = {
+        c.doc_id: c.model_copy(update={"dates": []})
+        for d in filings
+        for c in [card_of(evidence_units(d, PipelineOptions(), token_counter(None)))]
+    }
     assert {c.doc_id: c for c in stored_cards(store[0])} == built
 
 
@@ -123,7 +126,7 @@ def test_a_statement_comes_back_whole_with_its_later_rows(filings, store):
 
 
 def test_a_measure_right_after_the_issuers_name_asks_for_its_statement(store, monkeypatch):
-    """"Apple revenue", "AAPL revenue": no possessive, no row named (the statement prints "Total
+    """ "Apple revenue", "AAPL revenue": no possessive, no row named (the statement prints "Total
     net sales"). The names the card gives the routed filing make the measure the company's, so
     the income statement comes first; without them "Apple" could name a part, and it does not."""
     from evidence_pipeline.records import DocumentCard

@@ -216,7 +216,11 @@ def test_only_files_whose_fingerprint_moved_are_hashed(tmp_path):
     for name, path in files.items():
         path.write_text(f"# {name}")
     last = {
-        name: {"fingerprint": file_fingerprint(files[name].stat()), "content_hash": sha256_file(str(files[name])), "source_path": str(files[name])}
+        name: {
+            "fingerprint": file_fingerprint(files[name].stat()),
+            "content_hash": sha256_file(str(files[name])),
+            "source_path": str(files[name]),
+        }
         for name in ("same", "touched", "edited")
     }
     os.utime(files["touched"], ns=(1, 1))  # new mtime, same bytes

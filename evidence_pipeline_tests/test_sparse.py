@@ -108,8 +108,6 @@ def test_importing_the_encoder_loads_no_qdrant_package():
     from pathlib import Path
 
     code = "import sys, evidence_pipeline.sparse; print(sorted(m for m in sys.modules if 'qdrant' in m))"
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

@@ -142,8 +142,7 @@ def test_delete_document(backend):
 def _shared_parents(doc_id, n_parents, n_children):
     # Every child mentions the query words, so siblings crowd the top of the fused list.
     return {
-        f"{doc_id}/p{p}": [f"batch release limit check {doc_id} parent {p} row {c}" for c in range(n_children)]
-        for p in range(n_parents)
+        f"{doc_id}/p{p}": [f"batch release limit check {doc_id} parent {p} row {c}" for c in range(n_children)] for p in range(n_parents)
     }
 
 
@@ -186,14 +185,9 @@ def test_hybrid_search_reaches_k_parents_when_siblings_fill_both_prefetches(back
     store.ensure_collection(DIM)
     rng = random.Random(5)
     centers = {f"a/p{p}": _random_dense(rng) for p in range(5)}
-    parents = {
-        pid: [f"{'alpha ' if pid == 'a/p0' else ''}row {c} of {pid}" for c in range(12)] for pid in centers
-    }
+    parents = {pid: [f"{'alpha ' if pid == 'a/p0' else ''}row {c} of {pid}" for c in range(12)] for pid in centers}
     points = make_points("a", parents)
-    points = [
-        p.model_copy(update={"dense": _unit([x + rng.gauss(0, 0.01) for x in centers[p.payload["parent_id"]]])})
-        for p in points
-    ]
+    points = [p.model_copy(update={"dense": _unit([x + rng.gauss(0, 0.01) for x in centers[p.payload["parent_id"]]])}) for p in points]
     store.replace_document("a", points)
     hits = store.hybrid_search(centers["a/p0"], ENC.encode_query("alpha"), 3, prefetch_limit=8)
     parents_found = [h.payload["parent_id"] for h in hits]
@@ -280,9 +274,7 @@ _CHILD = textwrap.dedent(
 
 
 def _count_in_subprocess(path):
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -350,7 +342,10 @@ def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
     store.ensure_collection(DIM)
     store.replace_document("a", [*pieces, points[3]])
     got = store.parent("a/t")
-    assert [(h.payload["unit_id"], h.payload["parent_text"], h.score) for h in got] == [("a/t-s0", "piece 0", 0.0), ("a/t-s1", "piece 1", 0.0)]
+    assert [(h.payload["unit_id"], h.payload["parent_text"], h.score) for h in got] == [
+        ("a/t-s0", "piece 0", 0.0),
+        ("a/t-s1", "piece 1", 0.0),
+    ]
     unit1 = sorted(p.id for p in pieces if p.payload["unit_id"] == "a/t-s1")
     assert got[1].id == unit1[0]  # the same point of a unit on every call
     assert got[0].payload == pieces[1].payload  # the whole payload

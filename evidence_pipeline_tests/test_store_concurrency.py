@@ -42,7 +42,10 @@ _OPENER = textwrap.dedent(
 def _opener(path: Path, timeout_s: float) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-c", _OPENER, str(path), str(timeout_s)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout.readline().strip() == "started"  # imports done: the wait starts now
     return proc
@@ -82,8 +85,11 @@ def test_a_process_that_keeps_taking_the_store_does_not_starve_a_waiter(tmp_path
     # The other process takes the store again as soon as it lets go; a waiter still gets
     # its turn within one holding time, never after the bound.
     hog = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(
-            """
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                """
             import sys, time
             from pathlib import Path
             from evidence_pipeline.store.lock import HANDOVER_S, StoreLock
@@ -95,8 +101,12 @@ def test_a_process_that_keeps_taking_the_store_does_not_starve_a_waiter(tmp_path
                 time.sleep(0.05)
                 lock.release()
             """
-        ), str(tmp_path / "store")],
-        cwd=REPO, stdout=subprocess.PIPE, text=True,
+            ),
+            str(tmp_path / "store"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert hog.stdout.readline().strip() == "started"

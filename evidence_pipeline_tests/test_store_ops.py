@@ -61,9 +61,10 @@ def _edge_with_two_documents(path) -> EdgeStore:
 
 
 def test_copy_edge_store_to_a_server_collection(tmp_path):
-    with _edge_with_two_documents(tmp_path / "edge") as edge, ServerStore(
-        StoreSettings(collection="evidence"), location=":memory:"
-    ) as server:
+    with (
+        _edge_with_two_documents(tmp_path / "edge") as edge,
+        ServerStore(StoreSettings(collection="evidence"), location=":memory:") as server,
+    ):
         result = copy_store(edge, server)
         assert (result.documents, result.points) == (2, 3)
         assert server.count() == 3 and server.document_hashes() == {"a": "h1", "b": "h2"}

@@ -86,8 +86,9 @@ def test_an_idle_open_edge_shard_locks_out_other_processes_so_a_kept_one_is_hand
         assert "WouldBlock" in _run(_RAW_LOAD, settings.path)
     assert _count(settings) == 3 and _kept(settings).is_kept
     # The kept shard is held between reads, but an opener that queues gets it.
-    out = _run(textwrap.dedent(
-        """
+    out = _run(
+        textwrap.dedent(
+            """
         import sys, time
         from evidence_pipeline.settings import StoreSettings
         from evidence_pipeline.store import open_store
@@ -95,7 +96,9 @@ def test_an_idle_open_edge_shard_locks_out_other_processes_so_a_kept_one_is_hand
         with open_store(StoreSettings(path=sys.argv[1], lock_timeout_s=0)) as store:
             print(store.count(), f"{time.perf_counter() - t:.3f}")
         """
-    ), settings.path)
+        ),
+        settings.path,
+    )
     count, waited = out.split()
     assert count == "3" and float(waited) < HANDOVER_S
     assert not _kept(settings).is_kept
@@ -133,9 +136,7 @@ def test_a_reader_in_a_loop_neither_starves_a_writer_nor_reads_a_torn_or_stale_s
     in order, and the read after the writer is done sees all of them."""
     settings = _store(tmp_path / "edge", {"a": 3})
     writes = 8
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, settings.path, str(writes)], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, settings.path, str(writes)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     assert writer.stdout.readline().strip() == "started"
     counts = []
     while writer.poll() is None:
@@ -155,14 +156,17 @@ def test_a_store_folder_replaced_behind_the_lock_is_read_anew(tmp_path):
     # Deleted with its lock file and made again by another process: no lock stood in its way.
     shutil.rmtree(path)
     lock_path_for(path).unlink()
-    _run(textwrap.dedent(
-        """
+    _run(
+        textwrap.dedent(
+            """
         import sys
         from pathlib import Path
         from evidence_pipeline_tests.test_store_reader import _store
         _store(Path(sys.argv[1]), {"b": 2, "c": 2})
         """
-    ), str(path))
+        ),
+        str(path),
+    )
     with reading_store(settings) as store:
         assert store.count() == 4 and store.count("a") == 0
 

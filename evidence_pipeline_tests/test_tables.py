@@ -33,12 +33,12 @@ def test_split_marker():
 def test_table_html_colspans_and_escaping():
     html = table_html([["A", "B", "B"]], [["x<y", "1", "2"]], caption="Table 1: T&C")
     assert html == (
-        "<table><caption>Table 1: T&C</caption><thead><tr><th>A</th><th colspan=\"2\">B</th></tr></thead>"
+        '<table><caption>Table 1: T&C</caption><thead><tr><th>A</th><th colspan="2">B</th></tr></thead>'
         "<tbody><tr><td>x&lt;y</td><td>1</td><td>2</td></tr></tbody></table>"
     )
 
 
-MARKUP = ["<script>alert(1)</script>", "R&D <b>bold</b>", 'say "hi" & \'bye\'']
+MARKUP = ["<script>alert(1)</script>", "R&D <b>bold</b>", "say \"hi\" & 'bye'"]
 
 
 def _doc_with_markup_cells():
@@ -95,7 +95,9 @@ def test_html_text_escapes_only_what_html_would_misread():
 def test_key_value_tables_are_told_from_tables_with_a_header_row():
     from evidence_pipeline.tables import is_key_value
 
-    assert is_key_value([["Study Title", "A natural history study of CMT4J"], ["Sponsor", "Elpida Therapeutics"], ["Phase", "Observational"]])
+    assert is_key_value(
+        [["Study Title", "A natural history study of CMT4J"], ["Sponsor", "Elpida Therapeutics"], ["Phase", "Observational"]]
+    )
     assert is_key_value([["ADL", "Activities of Daily Living"], ["AE", "adverse event"], ["ALT", "alanine transaminase"]])
     assert is_key_value([["Company Name:", "Lutronic, Inc."], ["Address:", "19 Fortune Drive"], ["", "Billerica, MA"]])
     # a short header over long definitions, words over numbers, labels longer than values
@@ -116,7 +118,9 @@ def test_superscript_letter_markers_on_row_labels_resolve():
     notes = footnote_map(["a Temperature and pulse.", "m Subjects 2 to 18 years", "*Video capture is used."])
     assert notes == {"a": "Temperature and pulse.", "m": "Subjects 2 to 18 years", "*": "Video capture is used."}
     assert split_marker("PedsQLᵐ") == ("PedsQL", "ᵐ")
-    assert row_sentence(["Vital Signsᵃ", "X"], ["Visit", "Baseline"], 1, notes) == "Vital Signs (note: Temperature and pulse.) | Baseline: X"
+    assert (
+        row_sentence(["Vital Signsᵃ", "X"], ["Visit", "Baseline"], 1, notes) == "Vital Signs (note: Temperature and pulse.) | Baseline: X"
+    )
 
 
 def test_notes_sharing_a_paragraph_split_at_the_expected_markers():

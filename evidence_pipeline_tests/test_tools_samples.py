@@ -217,8 +217,10 @@ def _imports_of_tools(tree: ast.AST, top_level_only: bool) -> list[int]:
     nodes = tree.body if top_level_only else ast.walk(tree)
     lines = []
     for node in nodes:
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
         )
         if any(n == "evidence_pipeline.tools" or n.startswith("evidence_pipeline.tools.") for n in names):
             lines.append(node.lineno)

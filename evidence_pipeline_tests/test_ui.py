@@ -109,8 +109,7 @@ def ui(sample_corpus: Path, tmp_path_factory):
     for doc in DOCS:
         shutil.copy(sample_corpus / f"{doc}.pdf", corpus)
     (home / "dagster.yaml").write_text(
-        "telemetry:\n  enabled: false\nnux:\n  enabled: false\n"
-        "concurrency:\n  pools:\n    default_limit: 1\n    granularity: op\n"
+        "telemetry:\n  enabled: false\nnux:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n    granularity: op\n"
     )
     env = {
         **os.environ,
@@ -182,9 +181,7 @@ def _chromium(ui, url: str, out: Path) -> str:
         # The UI is a JavaScript app: let it fetch and lay out before the capture.
         "--virtual-time-budget=15000",
     ]  # fmt: skip
-    dom = subprocess.run(
-        [*args, f"--screenshot={out}", "--dump-dom", url], check=True, capture_output=True, timeout=120, text=True
-    ).stdout
+    dom = subprocess.run([*args, f"--screenshot={out}", "--dump-dom", url], check=True, capture_output=True, timeout=120, text=True).stdout
     keep = os.environ.get("EVIDENCE_UI_SCREENSHOTS")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)

@@ -34,7 +34,13 @@ def test_table_unit_gathers_caption_section_warning_footnote():
 
 def test_row_sentences_join_two_level_headers():
     unit = _table(build_units(lnp_doc()))
-    assert unit.column_paths == ["Stream", "Flow rate (mL/min) / Min", "Flow rate (mL/min) / Max", "Pressure (bar) / Min", "Pressure (bar) / Max"]
+    assert unit.column_paths == [
+        "Stream",
+        "Flow rate (mL/min) / Min",
+        "Flow rate (mL/min) / Max",
+        "Pressure (bar) / Min",
+        "Pressure (bar) / Max",
+    ]
     assert unit.row_sentences[0] == (
         "Aqueous Phase 1 | Flow rate (mL/min) / Min: 0.6; Flow rate (mL/min) / Max: 1.8; "
         "Pressure (bar) / Min: 1.1; Pressure (bar) / Max: 2.4 (note: Only with the high-pressure manifold installed.)"
@@ -65,7 +71,11 @@ def test_children_embed_a_short_prefix_and_bm25_indexes_the_whole_location():
     from evidence_pipeline.sparse import token_index
 
     long_title = "Quarterly Report on Form 10-Q of Example Holdings for the period ended March 31, 2023"
-    path = ["PART I. FINANCIAL INFORMATION", "ITEM 2. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS", "Liquidity"]
+    path = [
+        "PART I. FINANCIAL INFORMATION",
+        "ITEM 2. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS",
+        "Liquidity",
+    ]
     unit = _table(build_units(lnp_doc())).model_copy(update={"doc_title": long_title, "section_path": path})
     child = unit_children(unit)[0]
     # the embedded prefix: title's first 12 words, the two innermost headings (each to 10 words), the caption
@@ -174,7 +184,9 @@ def test_caption_stage_four_merged_into_first_row():
     table = doc.tables[0]
     shifted = [c.model_copy(update={"row": c.row + 1}) for c in table.cells]
     cap = TableCell(row=0, col=0, col_span=5, text="Table 7: Merged caption", column_header=True)
-    doc = _with_table(doc.model_copy(update={"blocks": blocks}), caption=None, cells=[cap, *shifted], n_rows=table.n_rows + 1, header_rows=3)
+    doc = _with_table(
+        doc.model_copy(update={"blocks": blocks}), caption=None, cells=[cap, *shifted], n_rows=table.n_rows + 1, header_rows=3
+    )
     unit = _table(build_units(doc))
     assert (unit.caption, unit.caption_source) == ("Table 7: Merged caption", "inferred")
     assert len(unit.header) == 2 and unit.header[0][1] == "Flow rate (mL/min)"
@@ -199,7 +211,11 @@ def test_contents_table_is_dropped():
 
 
 def test_contents_table_whose_page_numbers_follow_the_leader_in_one_cell_is_dropped():
-    rows = [["4.3", "Procedures ........................ 15"], ["4.4", "Skin Biopsy (Optional) ......... 16"], ["5", "SAFETY . . . . . . . . 17"]]
+    rows = [
+        ["4.3", "Procedures ........................ 15"],
+        ["4.4", "Skin Biopsy (Optional) ......... 16"],
+        ["5", "SAFETY . . . . . . . . 17"],
+    ]
     cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(rows) for c, t in enumerate(row)]
     assert is_contents_table(Table(id="toc", order=0, n_rows=3, n_cols=2, cells=cells, page=3))
     prose = [["Mixer", "Stirred at 300 rpm.... then cooled"], ["Pump", "12 mL/min"], ["Jacket", "4 °C"]]
@@ -222,7 +238,9 @@ def test_an_index_of_statements_without_leaders_is_a_contents_table():
             ["Notes to Consolidated Financial Statements", "7"],
         ]
     )
-    items = _grid_table([["10.", "Directors and Executive Officers", "156"], ["11.", "Executive Compensation", "156"], ["12.", "Security Ownership", "157"]])
+    items = _grid_table(
+        [["10.", "Directors and Executive Officers", "156"], ["11.", "Executive Compensation", "156"], ["12.", "Security Ownership", "157"]]
+    )
     assert is_contents_table(index, n_pages=50) and is_contents_table(items, n_pages=200)
     assert not is_contents_table(index)  # without the document's page count, nothing says they are pages
     assert not is_contents_table(index, n_pages=6)  # page 7 is past the last: these are figures
@@ -231,7 +249,9 @@ def test_an_index_of_statements_without_leaders_is_a_contents_table():
 def test_a_table_of_small_figures_is_not_an_index():
     # in order and within the page count: only the figure beside the last tells a table of figures
     beside = _grid_table([["Units granted", "9", "5"], ["Units vested", "5", "6"], ["Units forfeited", "2", "7"]])
-    out_of_order = _grid_table([["Cost of sales", "29"], ["Selling and administrative", "3"], ["Research and development", "8"], ["Total", "40"]])
+    out_of_order = _grid_table(
+        [["Cost of sales", "29"], ["Selling and administrative", "3"], ["Research and development", "8"], ["Total", "40"]]
+    )
     assert not is_contents_table(beside, n_pages=80) and not is_contents_table(out_of_order, n_pages=80)
     doc = lnp_doc()
     kept = build_units(doc.model_copy(update={"tables": [out_of_order.model_copy(update={"order": -1}), *doc.tables]}))
@@ -239,7 +259,9 @@ def test_a_table_of_small_figures_is_not_an_index():
 
 
 def test_a_bulleted_list_read_as_a_table_is_a_list():
-    listed = _grid_table([["•", "limited fulfillment infrastructure;"], ["•", "lower levels of credit card usage and"], ["", "increased payment risk;"]])
+    listed = _grid_table(
+        [["•", "limited fulfillment infrastructure;"], ["•", "lower levels of credit card usage and"], ["", "increased payment risk;"]]
+    )
     items = bulleted_list_items(listed)
     assert [(b.label, b.text) for b in items] == [
         ("list_item", "limited fulfillment infrastructure;"),
@@ -265,7 +287,13 @@ def test_contents_lines_in_the_body_are_no_evidence():
     assert all(is_contents_entry(block(i, t)) for i, t in enumerate(lines))
     # a leader without the page it points to, or a few dots in a sentence, is body text
     # nor is a figure after a leader: a row printed as a line
-    for text in ("Signature: ........................", "Stir.... then cool to 4 °C", "see p. 12", "Net sales ........ 1,234", "Yield ...... 12 %"):
+    for text in (
+        "Signature: ........................",
+        "Stir.... then cool to 4 °C",
+        "see p. 12",
+        "Net sales ........ 1,234",
+        "Yield ...... 12 %",
+    ):
         assert not is_contents_entry(block(0, text)), text
     assert not is_contents_entry(block(0, lines[0], "section_header"))
     doc = lnp_doc()

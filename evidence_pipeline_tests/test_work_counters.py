@@ -67,9 +67,7 @@ def ingest_counts(sample_corpus, tmp_path_factory) -> list[dict]:
         "HF_HUB_OFFLINE": "1",
     }
     env.pop("DAGSTER_HOME", None)  # an ephemeral instance, as a first user's ingest
-    out = subprocess.run(
-        [sys.executable, "-c", _INGEST_TWICE, str(sample_corpus)], capture_output=True, text=True, env=env, timeout=900
-    )
+    out = subprocess.run([sys.executable, "-c", _INGEST_TWICE, str(sample_corpus)], capture_output=True, text=True, env=env, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

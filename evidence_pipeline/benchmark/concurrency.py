@@ -124,7 +124,10 @@ def run_ingest(store: Path, paths: Sequence[Path], timeout_s: float = 1800) -> I
     """``ingest_worker`` in a fresh process, into ``store``."""
     out = subprocess.run(
         [sys.executable, "-m", MODULE, "ingest-worker", *map(str, paths)],
-        env=child_env(store), capture_output=True, text=True, timeout=timeout_s,
+        env=child_env(store),
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
     )
     if out.returncode != 0:
         raise RuntimeError(f"ingest process exited with {out.returncode}: {out.stderr.strip()[-2000:]}")
@@ -140,9 +143,24 @@ def ingest_while_searching(
         f.unlink(missing_ok=True)
     log = (workdir / "search.stderr").open("w")
     searcher = subprocess.Popen(
-        [sys.executable, "-m", MODULE, "search-worker", "--interval", str(interval_s),
-         "--query", query, "--ready", str(ready), "--stop", str(stop)],
-        env=child_env(store), stdout=subprocess.PIPE, stderr=log, text=True,
+        [
+            sys.executable,
+            "-m",
+            MODULE,
+            "search-worker",
+            "--interval",
+            str(interval_s),
+            "--query",
+            query,
+            "--ready",
+            str(ready),
+            "--stop",
+            str(stop),
+        ],
+        env=child_env(store),
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
     )
     try:
         deadline = time.monotonic() + _READY_TIMEOUT_S
@@ -161,8 +179,9 @@ def ingest_while_searching(
     return run, [SearchRecord.model_validate_json(line) for line in out.splitlines() if line.startswith("{")]
 
 
-def measure(paths: Sequence[Path], workdir: Path, interval_s: float = 0.5, alone: bool = False,
-            query: str = DEFAULT_QUERY) -> ConcurrencyReport:
+def measure(
+    paths: Sequence[Path], workdir: Path, interval_s: float = 0.5, alone: bool = False, query: str = DEFAULT_QUERY
+) -> ConcurrencyReport:
     run, records = ingest_while_searching(workdir / "store", paths, workdir, interval_s, query)
     during = [r for r in records if run.started <= r.started <= run.finished]
     ms = [r.seconds * 1000 for r in during]

@@ -161,9 +161,7 @@ def run_backfill(instance: dg.DagsterInstance, home: Path, keys: list[str], env:
                 daemon.kill()
     runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/backfill": backfill_id}))
     succeeded = [r for r in runs if r.status == dg.DagsterRunStatus.SUCCESS]
-    missing = {
-        asset.key.to_user_string(): len(set(keys) - instance.get_materialized_partitions(asset.key)) for asset in ASSETS
-    }
+    missing = {asset.key.to_user_string(): len(set(keys) - instance.get_materialized_partitions(asset.key)) for asset in ASSETS}
     return {
         "backfill_documents": len(keys),
         "backfill_status": status,

@@ -82,13 +82,29 @@ def figures(e: dict, fig) -> list[dict]:
     """The report's rows for ``measure``'s result (``fig``: report._fig)."""
     rows = []
     for backend, r in e["backends"].items():
-        rows.append(fig(f"embed.backend.{backend}.children_per_s", f"embed {backend}", r["children_per_s"], "children/s",
-                        baseline=e["raw_children_per_s"], ratio=r["ratio"], target=">= 2x raw fp32 encode",
-                        met=r["ratio"] >= 2.0,
-                        note=f"CPU-time ratio {r['ratio_cpu']:.2f}x; cosine to fp32 min {r['cosine_min']:.4f} "
-                        f"mean {r['cosine_mean']:.4f}; {e['children']} children; load {r['load_s']:.1f} s"))
-        rows.append(fig(f"embed.backend.{backend}.query_p50_ms", f"  query embedding p50, {backend}", r["query_p50_ms"], "ms",
-                        note=f"p95 {r['query_p95_ms']:.1f} ms, {e['queries']} queries"))
+        rows.append(
+            fig(
+                f"embed.backend.{backend}.children_per_s",
+                f"embed {backend}",
+                r["children_per_s"],
+                "children/s",
+                baseline=e["raw_children_per_s"],
+                ratio=r["ratio"],
+                target=">= 2x raw fp32 encode",
+                met=r["ratio"] >= 2.0,
+                note=f"CPU-time ratio {r['ratio_cpu']:.2f}x; cosine to fp32 min {r['cosine_min']:.4f} "
+                f"mean {r['cosine_mean']:.4f}; {e['children']} children; load {r['load_s']:.1f} s",
+            )
+        )
+        rows.append(
+            fig(
+                f"embed.backend.{backend}.query_p50_ms",
+                f"  query embedding p50, {backend}",
+                r["query_p50_ms"],
+                "ms",
+                note=f"p95 {r['query_p95_ms']:.1f} ms, {e['queries']} queries",
+            )
+        )
     return rows
 
 

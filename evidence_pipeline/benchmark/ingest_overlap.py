@@ -43,8 +43,11 @@ def _child(read_ahead: bool, files: list[str]) -> None:
 
     start = time.perf_counter()
     summary = ingest_paths(files, defs, default_instance(), read_ahead=read_ahead)
-    print(json.dumps({"seconds": time.perf_counter() - start, "failed": len(summary.failures),
-                      "children": sum(o.children for o in summary.outcomes)}))
+    print(
+        json.dumps(
+            {"seconds": time.perf_counter() - start, "failed": len(summary.failures), "children": sum(o.children for o in summary.outcomes)}
+        )
+    )
 
 
 def measure(files: list[Path], rounds: int = 1, joint: bool = False) -> dict:
@@ -54,11 +57,21 @@ def measure(files: list[Path], rounds: int = 1, joint: bool = False) -> dict:
     for r in range(rounds):
         for read_ahead, vectors in plan if r % 2 == 0 else plan[::-1]:
             with tempfile.TemporaryDirectory(prefix="evidence-overlap-") as tmp:
-                env = {**os.environ, "EVIDENCE_STORE_PATH": str(Path(tmp) / "store"), "HF_HUB_OFFLINE": "1",
-                       "EVIDENCE_CHILD_VECTORS": vectors}
+                env = {
+                    **os.environ,
+                    "EVIDENCE_STORE_PATH": str(Path(tmp) / "store"),
+                    "HF_HUB_OFFLINE": "1",
+                    "EVIDENCE_CHILD_VECTORS": vectors,
+                }
                 env.pop("DAGSTER_HOME", None)  # an ephemeral instance per run
-                cmd = [sys.executable, "-m", "evidence_pipeline.benchmark.ingest_overlap", "--child",
-                       "1" if read_ahead else "0", *map(str, files)]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "evidence_pipeline.benchmark.ingest_overlap",
+                    "--child",
+                    "1" if read_ahead else "0",
+                    *map(str, files),
+                ]
                 proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
                 result = json.loads(proc.stdout.strip().splitlines()[-1])
                 result.update(read_ahead=read_ahead, child_vectors=vectors, pages_per_s=pages / result["seconds"])

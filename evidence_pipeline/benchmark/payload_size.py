@@ -85,25 +85,35 @@ def measure(docs: dict[str, list[Point]], work: Path, rounds: int = 3) -> dict:
     payload = {v: sum(len(json.dumps(p.payload)) for ps in d.values() for p in ps) for v, d in variants.items()}
     parents = {p.payload["parent_id"]: len(p.payload["parent_text"]) for ps in docs.values() for p in ps}
     return {
-        "documents": len(docs), "points": n, "parents": len(parents),
-        "parent_text_chars": sum(parents.values()), "rounds": rounds, "load": load, "load_end": load_1min(),
-        **{f"{v}_{k}": x for v in variants for k, x in (("payload_bytes", payload[v]), ("segments_bytes", size[v]),
-                                                        ("upsert_s", best[v]), ("points_per_s", n / best[v]))},
+        "documents": len(docs),
+        "points": n,
+        "parents": len(parents),
+        "parent_text_chars": sum(parents.values()),
+        "rounds": rounds,
+        "load": load,
+        "load_end": load_1min(),
+        **{
+            f"{v}_{k}": x
+            for v in variants
+            for k, x in (("payload_bytes", payload[v]), ("segments_bytes", size[v]), ("upsert_s", best[v]), ("points_per_s", n / best[v]))
+        },
     }
 
 
 def text(r: dict) -> str:
     mb = 1 << 20
-    return "\n".join([
-        f"{r['documents']} documents, {r['points']} points (children), {r['parents']} parents "
-        f"({r['parent_text_chars'] / r['parents']:.0f} chars of parent_text each on average)",
-        f"payload JSON:   with parent_text {r['with_payload_bytes'] / mb:.1f} MiB, without {r['without_payload_bytes'] / mb:.1f} MiB",
-        f"segments:       with {r['with_segments_bytes'] / mb:.1f} MiB, without {r['without_segments_bytes'] / mb:.1f} MiB "
-        f"({r['with_segments_bytes'] / r['without_segments_bytes']:.2f}x)",
-        f"upsert (best of {r['rounds']}): with {r['with_points_per_s']:,.0f} points/s, without {r['without_points_per_s']:,.0f} points/s "
-        f"({r['with_upsert_s'] / r['without_upsert_s']:.2f}x the time)",
-        f"load average (1 min): {r['load']:.1f} at start, {r['load_end']:.1f} at end",
-    ])
+    return "\n".join(
+        [
+            f"{r['documents']} documents, {r['points']} points (children), {r['parents']} parents "
+            f"({r['parent_text_chars'] / r['parents']:.0f} chars of parent_text each on average)",
+            f"payload JSON:   with parent_text {r['with_payload_bytes'] / mb:.1f} MiB, without {r['without_payload_bytes'] / mb:.1f} MiB",
+            f"segments:       with {r['with_segments_bytes'] / mb:.1f} MiB, without {r['without_segments_bytes'] / mb:.1f} MiB "
+            f"({r['with_segments_bytes'] / r['without_segments_bytes']:.2f}x)",
+            f"upsert (best of {r['rounds']}): with {r['with_points_per_s']:,.0f} points/s, without {r['without_points_per_s']:,.0f} points/s "
+            f"({r['with_upsert_s'] / r['without_upsert_s']:.2f}x the time)",
+            f"load average (1 min): {r['load']:.1f} at start, {r['load_end']:.1f} at end",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,8 +8,17 @@ from pathlib import Path
 
 
 def _fig(key, label, value, unit, *, baseline=None, ratio=None, target=None, met=None, note=""):
-    return {"key": key, "label": label, "value": value, "unit": unit, "baseline": baseline,
-            "ratio": ratio, "target": target, "met": met, "note": note}
+    return {
+        "key": key,
+        "label": label,
+        "value": value,
+        "unit": unit,
+        "baseline": baseline,
+        "ratio": ratio,
+        "target": target,
+        "met": met,
+        "note": note,
+    }
 
 
 def build_report(raw: dict) -> dict:
@@ -17,18 +26,42 @@ def build_report(raw: dict) -> dict:
     if "parse_generated" not in raw:  # the end-to-end ingest alone (``bench --ingest-only``)
         return {"meta": raw["meta"], "figures": figs, "raw": raw}
     pg = raw["parse_generated"]
-    figs.append(_fig("parse.generated.pages_per_s", "parse, generated corpus", pg["pages_per_s"], "pages/s",
-                     note=f"{pg['pages']} pages, {pg['docs']} docs"))
+    figs.append(
+        _fig(
+            "parse.generated.pages_per_s",
+            "parse, generated corpus",
+            pg["pages_per_s"],
+            "pages/s",
+            note=f"{pg['pages']} pages, {pg['docs']} docs",
+        )
+    )
     if "parse_shared" in raw:
         ps = raw["parse_shared"]
-        figs.append(_fig("parse.shared.pages_per_s", f"parse, {ps.get('name', 'clinical-protocols')}", ps["pages_per_s"], "pages/s",
-                         note=f"{ps['pages']} pages, {ps['docs']} of {ps['of_docs']} docs"))
+        figs.append(
+            _fig(
+                "parse.shared.pages_per_s",
+                f"parse, {ps.get('name', 'clinical-protocols')}",
+                ps["pages_per_s"],
+                "pages/s",
+                note=f"{ps['pages']} pages, {ps['docs']} of {ps['of_docs']} docs",
+            )
+        )
     b = raw["build"]
     figs.append(_fig("build.units_per_s", "build units + split", b["units_per_s"], "units/s", note=f"{b['units']} units"))
     e = raw["embed"]
-    figs.append(_fig("embed.children_per_s", "embed children (fit + embed)", e["children_per_s"], "children/s",
-                     baseline=e["raw_children_per_s"], ratio=e["ratio"], target=">= 0.9x raw encode", met=e["ratio"] >= 0.9,
-                     note=f"{e['children']} children, best of {e['rounds']}, batch {e['batch_size']}; CPU-time ratio {e['ratio_cpu']:.2f}x"))
+    figs.append(
+        _fig(
+            "embed.children_per_s",
+            "embed children (fit + embed)",
+            e["children_per_s"],
+            "children/s",
+            baseline=e["raw_children_per_s"],
+            ratio=e["ratio"],
+            target=">= 0.9x raw encode",
+            met=e["ratio"] >= 0.9,
+            note=f"{e['children']} children, best of {e['rounds']}, batch {e['batch_size']}; CPU-time ratio {e['ratio_cpu']:.2f}x",
+        )
+    )
     if "embed_backends" in raw:
         from evidence_pipeline.benchmark.embedding_backends import figures as backend_figures
 
@@ -37,49 +70,106 @@ def build_report(raw: dict) -> dict:
     for r in raw["edge"]:
         n, up, se = r["children"], r["upsert"], r["search"]
         lo = local_by_n.get(n)
-        figs.append(_fig(f"upsert.edge.{n}.points_per_s", f"upsert Edge, {n // 1000}k", up["points_per_s"], "points/s",
-                         baseline=lo["upsert"]["points_per_s"] if lo else None,
-                         ratio=up["points_per_s"] / lo["upsert"]["points_per_s"] if lo else None,
-                         target=">= 20000", met=up["points_per_s"] >= 20_000,
-                         note="baseline: qdrant-client local" if lo else "local mode not run at this size"))
+        figs.append(
+            _fig(
+                f"upsert.edge.{n}.points_per_s",
+                f"upsert Edge, {n // 1000}k",
+                up["points_per_s"],
+                "points/s",
+                baseline=lo["upsert"]["points_per_s"] if lo else None,
+                ratio=up["points_per_s"] / lo["upsert"]["points_per_s"] if lo else None,
+                target=">= 20000",
+                met=up["points_per_s"] >= 20_000,
+                note="baseline: qdrant-client local" if lo else "local mode not run at this size",
+            )
+        )
         at_100k = n >= 100_000
         for q in ("p50", "p95"):
             limit = 15 if q == "p50" else 40
-            figs.append(_fig(f"search.edge.{n}.{q}_ms", f"search {q} Edge, {n // 1000}k", se[f"{q}_ms"], "ms",
-                             baseline=lo["search"][f"{q}_ms"] if lo else None,
-                             ratio=lo["search"][f"{q}_ms"] / se[f"{q}_ms"] if lo else None,
-                             target=f"<= {limit} ms" if at_100k else None, met=se[f"{q}_ms"] <= limit if at_100k else None,
-                             note=f"{se['queries']} queries; ratio = local/Edge" if lo else f"{se['queries']} queries"))
+            figs.append(
+                _fig(
+                    f"search.edge.{n}.{q}_ms",
+                    f"search {q} Edge, {n // 1000}k",
+                    se[f"{q}_ms"],
+                    "ms",
+                    baseline=lo["search"][f"{q}_ms"] if lo else None,
+                    ratio=lo["search"][f"{q}_ms"] / se[f"{q}_ms"] if lo else None,
+                    target=f"<= {limit} ms" if at_100k else None,
+                    met=se[f"{q}_ms"] <= limit if at_100k else None,
+                    note=f"{se['queries']} queries; ratio = local/Edge" if lo else f"{se['queries']} queries",
+                )
+            )
         figs.append(_fig(f"search.query_embed.{n}.p50_ms", f"  of which query embedding, {n // 1000}k", se["embed_p50_ms"], "ms"))
     for r in raw["local"]:
         n, up, se = r["children"], r["upsert"], r["search"]
         figs.append(_fig(f"upsert.local.{n}.points_per_s", f"upsert qdrant-client local, {n // 1000}k", up["points_per_s"], "points/s"))
         for q in ("p50", "p95"):
-            figs.append(_fig(f"search.local.{n}.{q}_ms", f"search {q} qdrant-client local, {n // 1000}k", se[f"{q}_ms"], "ms",
-                             note=f"{se['queries']} queries"))
+            figs.append(
+                _fig(
+                    f"search.local.{n}.{q}_ms",
+                    f"search {q} qdrant-client local, {n // 1000}k",
+                    se[f"{q}_ms"],
+                    "ms",
+                    note=f"{se['queries']} queries",
+                )
+            )
     sv = raw.get("service")
     if sv:
         for q in ("p50", "p95"):
-            figs.append(_fig(f"service.search.{q}_ms", f"service /search {q}, HTTP", sv[f"{q}_ms"], "ms",
-                             target="< 50 ms" if q == "p50" else None, met=sv["p50_ms"] < 50 if q == "p50" else None,
-                             note=f"{sv['queries']} queries, {sv['documents']} generated docs, {sv['points']} points"
-                             + (f"; of which embedding {sv['embed_p50_ms']:.0f} ms, store open+close {sv['store_open_close_p50_ms']:.0f} ms (p50)"
-                                if q == "p50" else "")))
+            figs.append(
+                _fig(
+                    f"service.search.{q}_ms",
+                    f"service /search {q}, HTTP",
+                    sv[f"{q}_ms"],
+                    "ms",
+                    target="< 50 ms" if q == "p50" else None,
+                    met=sv["p50_ms"] < 50 if q == "p50" else None,
+                    note=f"{sv['queries']} queries, {sv['documents']} generated docs, {sv['points']} points"
+                    + (
+                        f"; of which embedding {sv['embed_p50_ms']:.0f} ms, store open+close {sv['store_open_close_p50_ms']:.0f} ms (p50)"
+                        if q == "p50"
+                        else ""
+                    ),
+                )
+            )
     figs += _search_api_figures(raw)
     ic = raw["ingest_core"]
-    figs.append(_fig("ingest.peak_rss_mb", "ingest peak RSS", ic["peak_rss_mb"], "MiB",
-                     note=f"{ic['documents']} docs, {ic['children']} children; models alone {ic['rss_models_mb']:.0f} MiB"))
+    figs.append(
+        _fig(
+            "ingest.peak_rss_mb",
+            "ingest peak RSS",
+            ic["peak_rss_mb"],
+            "MiB",
+            note=f"{ic['documents']} docs, {ic['children']} children; models alone {ic['rss_models_mb']:.0f} MiB",
+        )
+    )
     figs.append(_fig("ingest.first_s", "ingest (core), first", ic["first_s"], "s", note="models warm"))
     frac = ic["second_s"] / ic["first_s"]
-    figs.append(_fig("reingest.core.fraction", "re-ingest unchanged (core)", frac, "x first",
-                     target="<= 0.05", met=frac <= 0.05,
-                     note=f"{ic['second_s'] * 1000:.0f} ms; skipped {ic['skipped_second']}/{ic['documents']}"))
+    figs.append(
+        _fig(
+            "reingest.core.fraction",
+            "re-ingest unchanged (core)",
+            frac,
+            "x first",
+            target="<= 0.05",
+            met=frac <= 0.05,
+            note=f"{ic['second_s'] * 1000:.0f} ms; skipped {ic['skipped_second']}/{ic['documents']}",
+        )
+    )
     ir = raw.get("ingest_runner")
     if ir and "error" not in ir:
         frac = ir["second_s"] / ir["first_s"]
-        figs.append(_fig("reingest.runner.fraction", "re-ingest unchanged (Dagster ingest_paths)", frac, "x first",
-                         target="<= 0.05", met=frac <= 0.05,
-                         note=f"first {ir['first_s']:.1f} s, second {ir['second_s']:.1f} s"))
+        figs.append(
+            _fig(
+                "reingest.runner.fraction",
+                "re-ingest unchanged (Dagster ingest_paths)",
+                frac,
+                "x first",
+                target="<= 0.05",
+                met=frac <= 0.05,
+                note=f"first {ir['first_s']:.1f} s, second {ir['second_s']:.1f} s",
+            )
+        )
     return {"meta": raw["meta"], "figures": figs, "raw": raw}
 
 
@@ -104,19 +194,37 @@ def _search_api_figures(raw: dict) -> list[dict]:
         kept, per_call = r["kept"], r["per_call"]
         for q, limit in (("p50", 15), ("p95", 40)):
             value, base = kept["total"][f"{q}_ms"], per_call["total"][f"{q}_ms"]
-            figs.append(_fig(f"search.api.{key}.{q}_ms", f"evidence_pipeline.search() {q}, {label}", value, "ms",
-                             baseline=base, ratio=base / value, target=f"<= {limit} ms", met=value <= limit,
-                             note=f"{r['queries']} queries; baseline: store opened per call; of which embedding "
-                             f"{kept['embed'][f'{q}_ms']:.1f} ms, store {kept['store'][f'{q}_ms']:.1f} ms "
-                             f"(per call: store {per_call['store'][f'{q}_ms']:.1f} ms)"))
+            figs.append(
+                _fig(
+                    f"search.api.{key}.{q}_ms",
+                    f"evidence_pipeline.search() {q}, {label}",
+                    value,
+                    "ms",
+                    baseline=base,
+                    ratio=base / value,
+                    target=f"<= {limit} ms",
+                    met=value <= limit,
+                    note=f"{r['queries']} queries; baseline: store opened per call; of which embedding "
+                    f"{kept['embed'][f'{q}_ms']:.1f} ms, store {kept['store'][f'{q}_ms']:.1f} ms "
+                    f"(per call: store {per_call['store'][f'{q}_ms']:.1f} ms)",
+                )
+            )
     si = raw.get("service_ingest")
     if si:
         ok = not si["failed_documents"] and not si["n_failed_requests"]
-        figs.append(_fig("service.search_during_ingest.p50_ms", "service /search p50, another process ingesting", si["p50_ms"], "ms",
-                         target="< 50 ms, no failures", met=si["p50_ms"] < 50 and ok,
-                         note=f"{si['requests']} requests back to back during a {si['ingest_s'] or 0:.0f} s ingest of "
-                         f"{si['documents']} docs; p95 {si['p95_ms']:.0f} ms, max {si['max_ms']:.0f} ms; failed: "
-                         f"{len(si['failed_documents'])} docs, {si['n_failed_requests']} requests"))
+        figs.append(
+            _fig(
+                "service.search_during_ingest.p50_ms",
+                "service /search p50, another process ingesting",
+                si["p50_ms"],
+                "ms",
+                target="< 50 ms, no failures",
+                met=si["p50_ms"] < 50 and ok,
+                note=f"{si['requests']} requests back to back during a {si['ingest_s'] or 0:.0f} s ingest of "
+                f"{si['documents']} docs; p95 {si['p95_ms']:.0f} ms, max {si['max_ms']:.0f} ms; failed: "
+                f"{len(si['failed_documents'])} docs, {si['n_failed_requests']} requests",
+            )
+        )
     return figs
 
 
@@ -137,20 +245,34 @@ _HEAD = ("figure", "value", "unit", "baseline", "ratio", "target", "met", "note"
 
 def _rows(report: dict) -> list[tuple[str, ...]]:
     return [
-        (f["label"], _num(f["value"]), f["unit"], _num(f["baseline"]), _num(f["ratio"]) + ("x" if f["ratio"] else ""),
-         f["target"] or "", _num(f["met"]), f["note"])
+        (
+            f["label"],
+            _num(f["value"]),
+            f["unit"],
+            _num(f["baseline"]),
+            _num(f["ratio"]) + ("x" if f["ratio"] else ""),
+            f["target"] or "",
+            _num(f["met"]),
+            f["note"],
+        )
         for f in report["figures"]
     ]
 
 
 def _meta_line(report: dict) -> str:
     m = report["meta"]
-    return (f"{'quick' if m['quick'] else 'full'} run, {m['cpu_count']} CPUs, torch {m.get('torch_threads')} threads, "
-            f"load avg (1 min) {m['load_start']:.1f} at start, {m.get('load_end', float('nan')):.1f} at end "
-            f"(load > CPUs = other processes competing); converter build {m.get('converter_build_s', 0):.1f} s, "
-            f"model load {m.get('model_load_s', 0):.1f} s ({m.get('embed_backend', 'torch')}), total {m.get('total_s', 0):.0f} s"
-            + (f"; qdrant-client local not run at {', '.join(str(n) for n in m['local_skipped_sizes'])} children "
-               "(~950 points/s upsert, seconds per grouped query there)" if m.get("local_skipped_sizes") else ""))
+    return (
+        f"{'quick' if m['quick'] else 'full'} run, {m['cpu_count']} CPUs, torch {m.get('torch_threads')} threads, "
+        f"load avg (1 min) {m['load_start']:.1f} at start, {m.get('load_end', float('nan')):.1f} at end "
+        f"(load > CPUs = other processes competing); converter build {m.get('converter_build_s', 0):.1f} s, "
+        f"model load {m.get('model_load_s', 0):.1f} s ({m.get('embed_backend', 'torch')}), total {m.get('total_s', 0):.0f} s"
+        + (
+            f"; qdrant-client local not run at {', '.join(str(n) for n in m['local_skipped_sizes'])} children "
+            "(~950 points/s upsert, seconds per grouped query there)"
+            if m.get("local_skipped_sizes")
+            else ""
+        )
+    )
 
 
 def text_table(report: dict) -> str:
@@ -163,8 +285,7 @@ def text_table(report: dict) -> str:
 
 
 def markdown(report: dict) -> str:
-    out = ["# evidence-pipeline bench", "", _meta_line(report), "", "| " + " | ".join(_HEAD) + " |",
-           "|" + "---|" * len(_HEAD)]
+    out = ["# evidence-pipeline bench", "", _meta_line(report), "", "| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
     out += ["| " + " | ".join(r) + " |" for r in _rows(report)]
     return "\n".join(out) + "\n"
 

@@ -118,8 +118,9 @@ def run_bench(
             embedder.model  # noqa: B018
         import torch
 
-        raw["meta"].update(converter_build_s=conv.wall, model_load_s=model.wall, torch_threads=torch.get_num_threads(),
-                           embed_backend=embedder.backend)
+        raw["meta"].update(
+            converter_build_s=conv.wall, model_load_s=model.wall, torch_threads=torch.get_num_threads(), embed_backend=embedder.backend
+        )
 
         log(f"parse: {len(corpus)} generated documents")
         docs, raw["parse_generated"] = stages.parse(parser, corpus)

@@ -100,9 +100,7 @@ def sample_store(docs: Sequence[ParsedDoc], embedder: Embedder, counter: TokenCo
     return settings
 
 
-def service_during_ingest(
-    store: StoreSettings, embedder: Embedder, queries: Sequence[str], ingest_paths: Sequence[Path]
-) -> dict:
+def service_during_ingest(store: StoreSettings, embedder: Embedder, queries: Sequence[str], ingest_paths: Sequence[Path]) -> dict:
     """/search back to back while another process ingests ``ingest_paths`` into ``store``."""
     from evidence_pipeline.benchmark.concurrency import run_ingest
     from evidence_pipeline.benchmark.service import running_service
@@ -151,9 +149,7 @@ def service_during_ingest(
     }
 
 
-def synthetic_store(
-    n_children: int, real_texts: Sequence[str], dim: int, path: Path, vectors: np.ndarray | None = None
-) -> StoreSettings:
+def synthetic_store(n_children: int, real_texts: Sequence[str], dim: int, path: Path, vectors: np.ndarray | None = None) -> StoreSettings:
     """``n_children`` synthetic children (``benchmark.synthetic``; ``vectors``: real embeddings
     to mix) in a new Edge store at ``path``, not indexed (``index_threshold`` 0)."""
     from evidence_pipeline.benchmark.synthetic import TextSampler, synthetic_documents
@@ -267,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
             store = sample_store(docs[:half], embedder, counter, work / "service")
             result["service_during_ingest"] = service_during_ingest(store, embedder, queries, corpus[half:])
         if args.children:
-            texts = [c.text for d in docs for c in pipeline.children_of(pipeline.document_units(d, pipeline.PipelineOptions(), counter), counter)]
+            texts = [
+                c.text for d in docs for c in pipeline.children_of(pipeline.document_units(d, pipeline.PipelineOptions(), counter), counter)
+            ]
             log(f"search(): synthetic store, {args.children} children")
             real = store_vectors(sample)
             store = synthetic_store(args.children, texts, embedder.dim, work / "synthetic", vectors=real)

@@ -119,6 +119,13 @@ def service_latency(store: StoreSettings, documents: int, embedder: Embedder, qu
             with open_store(store) as st:
                 st.count()
             open_ms.append((time.perf_counter() - start) * 1000)
-    return {"documents": documents, "points": points, "queries": n_queries,
-            "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95), "load": load,
-            "embed_p50_ms": percentile(embed_ms, 50), "store_open_close_p50_ms": percentile(open_ms, 50)}
+    return {
+        "documents": documents,
+        "points": points,
+        "queries": n_queries,
+        "p50_ms": percentile(times, 50),
+        "p95_ms": percentile(times, 95),
+        "load": load,
+        "embed_p50_ms": percentile(embed_ms, 50),
+        "store_open_close_p50_ms": percentile(open_ms, 50),
+    }

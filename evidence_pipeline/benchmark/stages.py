@@ -27,8 +27,15 @@ def parse(parser, paths: Sequence[Path], budget_s: float | None = None) -> tuple
             if budget_s is not None and time.perf_counter() - start > budget_s:
                 break
     pages = sum(d.n_pages for d in docs)
-    return docs, {"docs": len(docs), "of_docs": len(paths), "pages": pages, "seconds": span.wall,
-                  "cpu_s": span.cpu, "load": load, "pages_per_s": pages / span.wall}
+    return docs, {
+        "docs": len(docs),
+        "of_docs": len(paths),
+        "pages": pages,
+        "seconds": span.wall,
+        "cpu_s": span.cpu,
+        "load": load,
+        "pages_per_s": pages / span.wall,
+    }
 
 
 def build(docs: Sequence[ParsedDoc], counter: TokenCounter) -> tuple[list[list[EvidenceUnit]], dict]:
@@ -119,13 +126,24 @@ def _latencies(store, embedder: Embedder, queries: Sequence[str], n: int, k: int
         embed_only.append(span.wall * 1000)
         if not hits:
             raise RuntimeError(f"no hits for {q!r}: the benchmark store is empty")
-    return {"queries": n, "k": k, "p50_ms": percentile(total, 50), "p95_ms": percentile(total, 95),
-            "embed_p50_ms": percentile(embed_only, 50), "load": load}
+    return {
+        "queries": n,
+        "k": k,
+        "p50_ms": percentile(total, 50),
+        "p95_ms": percentile(total, 95),
+        "embed_p50_ms": percentile(embed_only, 50),
+        "load": load,
+    }
 
 
 def edge_store(
-    n_children: int, sampler_factory: Callable[[], TextSampler], embedder: Embedder, queries: Sequence[str],
-    n_queries: int, work: Path, then: Callable[[StoreSettings], dict] | None = None,
+    n_children: int,
+    sampler_factory: Callable[[], TextSampler],
+    embedder: Embedder,
+    queries: Sequence[str],
+    n_queries: int,
+    work: Path,
+    then: Callable[[StoreSettings], dict] | None = None,
 ) -> dict:
     """``then``: measures more on the store once it is closed (its result under ``"then"``)."""
     from evidence_pipeline.store.edge import EdgeStore
@@ -144,7 +162,11 @@ def edge_store(
 
 
 def _measure_store(
-    store, n_children: int, sampler_factory: Callable[[], TextSampler], embedder: Embedder, queries: Sequence[str],
+    store,
+    n_children: int,
+    sampler_factory: Callable[[], TextSampler],
+    embedder: Embedder,
+    queries: Sequence[str],
     n_queries: int,
 ) -> dict:
     """Upsert ``n_children`` synthetic children into an empty store, then time the queries."""
@@ -155,8 +177,12 @@ def _measure_store(
 
 
 def local_store(
-    n_children: int, sampler_factory: Callable[[], TextSampler], embedder: Embedder, queries: Sequence[str],
-    n_queries: int, work: Path,
+    n_children: int,
+    sampler_factory: Callable[[], TextSampler],
+    embedder: Embedder,
+    queries: Sequence[str],
+    n_queries: int,
+    work: Path,
 ) -> dict:
     """The same points in qdrant-client's local mode (``QdrantClient(path=...)``) through ``ServerStore``."""
     import warnings

@@ -82,9 +82,7 @@ def pages_between(segments: list[Segment], start: int, end: int) -> list[int]:
     return sorted({p for s in segments if s.start < end and s.end > start for p in s.pages})
 
 
-def fixed_windows(
-    doc: ParsedDoc, token_spans: TokenSpans, size: int = 512, overlap: int = 64
-) -> list[FlatChunk]:
+def fixed_windows(doc: ParsedDoc, token_spans: TokenSpans, size: int = 512, overlap: int = 64) -> list[FlatChunk]:
     """Windows of ``size`` tokens that start every ``size - overlap`` tokens; the last may be shorter."""
     if not 0 <= overlap < size:
         raise ValueError(f"overlap {overlap} must be in [0, {size})")
@@ -152,7 +150,5 @@ class Bm25Windows:
         if self._bm25 is None:
             self._bm25 = BM25Okapi([bm25_tokens(c.text) for c in self._chunks])
         scores = self._bm25.get_scores(bm25_tokens(query))
-        order = sorted(
-            range(len(self._chunks)), key=lambda i: (-float(scores[i]), self._chunks[i].doc_id, self._position[i])
-        )
+        order = sorted(range(len(self._chunks)), key=lambda i: (-float(scores[i]), self._chunks[i].doc_id, self._position[i]))
         return [self._chunks[i] for i in order[:k]]

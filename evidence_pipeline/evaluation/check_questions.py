@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     kinds = Counter(q.kind or "-" for q in questions)
     docs = len({q.doc_id for q in questions})
-    print(f"{len(questions)} questions on {docs} documents ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): {len(found)} problems")
+    print(
+        f"{len(questions)} questions on {docs} documents ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): {len(found)} problems"
+    )
     return 1 if found else 0
 
 

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
     pdfs, path = generate(args.out_dir)
-    print(summary_line(len(pdfs), args.out_dir / 'corpus', path))
+    print(summary_line(len(pdfs), args.out_dir / "corpus", path))
     return 0
 
 

@@ -37,7 +37,6 @@ METRICS = (
 HEADLINE = "evidence_hit@1"
 
 
-
 @dataclass(frozen=True)
 class Context:
     text: str
@@ -54,9 +53,7 @@ def normalize(text: str) -> str:
 def has_evidence(text: str, question: Question) -> bool:
     """The text holds one of the answers and every must_include string (no document check)."""
     norm = normalize(text)
-    return any(normalize(a) in norm for a in question.answers) and all(
-        normalize(m) in norm for m in question.must_include
-    )
+    return any(normalize(a) in norm for a in question.answers) and all(normalize(m) in norm for m in question.must_include)
 
 
 def is_evidence_hit(context: Context, question: Question) -> bool:
@@ -161,9 +158,7 @@ def bootstrap_ci(
     return float(lo), float(hi)
 
 
-def summarize(
-    questions: Sequence[Question], scores: Sequence[Mapping[str, float | None]], *, draws: int = 1000, seed: int = 0
-) -> dict:
+def summarize(questions: Sequence[Question], scores: Sequence[Mapping[str, float | None]], *, draws: int = 1000, seed: int = 0) -> dict:
     """``{"overall": {...}, "by_kind": {kind: {...}}, "n": N}``; each block carries ``n`` and the CI."""
 
     def block(qs: Sequence[Question], rows: Sequence[Mapping[str, float | None]]) -> dict:

@@ -60,10 +60,7 @@ def _kinds(systems: Mapping[str, Any]) -> list[str]:
 
 def _metric_rows(systems: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = ["system", "n", *(SHORT[m] for m in METRICS), "ev@1 95% CI"]
-    rows = [
-        [name, str(s["n"]), *(_fmt(s["overall"].get(m), m) for m in METRICS), _ci(s["overall"])]
-        for name, s in systems.items()
-    ]
+    rows = [[name, str(s["n"]), *(_fmt(s["overall"].get(m), m) for m in METRICS), _ci(s["overall"])] for name, s in systems.items()]
     return header, rows
 
 
@@ -96,7 +93,12 @@ def question_ranks(questions: Sequence[Question], runs: Mapping[str, SystemRun])
     """Per question, the evidence rank each system gave it (``evidence_rank``): what moved
     between two commits, question by question, read off two reports."""
     return [
-        {"id": q.id, "kind": q.kind_or_default, "doc_id": q.doc_id, "evidence_rank": {name: evidence_rank(q, run.answers[n]) for name, run in runs.items()}}
+        {
+            "id": q.id,
+            "kind": q.kind_or_default,
+            "doc_id": q.doc_id,
+            "evidence_rank": {name: evidence_rank(q, run.answers[n]) for name, run in runs.items()},
+        }
         for n, q in enumerate(questions)
     ]
 
@@ -113,8 +115,14 @@ def misses(questions: Sequence[Question], run: SystemRun, examples: int = MISS_E
             top = a.contexts[0] if a.contexts else None
             reason = "no context"
             if top is not None:
-                reason = "wrong document" if top.doc_id != q.doc_id else (
-                    "answer without must_include" if has_evidence(top.text, q.model_copy(update={"must_include": []})) else "answer not in context"
+                reason = (
+                    "wrong document"
+                    if top.doc_id != q.doc_id
+                    else (
+                        "answer without must_include"
+                        if has_evidence(top.text, q.model_copy(update={"must_include": []}))
+                        else "answer not in context"
+                    )
                 )
             entry["examples"].append(
                 {

@@ -221,18 +221,13 @@ def built_systems(
         yield opened
 
 
-def answer(
-    index: Store | Bm25Windows, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer
-) -> Answer:
+def answer(index: Store | Bm25Windows, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer) -> Answer:
     if isinstance(index, Bm25Windows):
         found = [(c.text, c.doc_id, c.pages) for c in index.search(question.question, K_MAX)]
     else:
         hits = search_store(index, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system])
         found = [(h.parent_text, h.doc_id, h.pages) for h in hits]
-    contexts = [
-        Context(text=text, doc_id=doc_id, pages=tuple(pages), n_tokens=tokenizer.count(text))
-        for text, doc_id, pages in found
-    ]
+    contexts = [Context(text=text, doc_id=doc_id, pages=tuple(pages), n_tokens=tokenizer.count(text)) for text, doc_id, pages in found]
     return Answer(contexts, score_question(question, contexts, tokenizer.spans))
 
 

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     twins, path = generate(args.out_dir, args.variants, args.seed)
-    print(summary_line(len(twins), args.out_dir / 'corpus', path))
+    print(summary_line(len(twins), args.out_dir / "corpus", path))
     return 0
 
 

@@ -30,12 +30,12 @@ class EvidenceRetriever(BaseRetriever):
     @property
     def options(self) -> SearchOptions:
         return SearchOptions(
-            k=self.k, token_budget=self.token_budget, doc_ids=self.doc_ids,
-            store_settings=self.store_settings, embedding_settings=self.embedding_settings,
+            k=self.k,
+            token_budget=self.token_budget,
+            doc_ids=self.doc_ids,
+            store_settings=self.store_settings,
+            embedding_settings=self.embedding_settings,
         )
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return [
-            Document(page_content=hit.parent_text, metadata=hit_metadata(hit), id=hit.parent_id)
-            for hit in self.options.search(query)
-        ]
+        return [Document(page_content=hit.parent_text, metadata=hit_metadata(hit), id=hit.parent_id) for hit in self.options.search(query)]

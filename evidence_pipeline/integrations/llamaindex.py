@@ -38,8 +38,11 @@ class EvidenceRetriever(BaseRetriever):
         verbose: bool = False,
     ) -> None:
         self.options = SearchOptions(
-            k=k, token_budget=token_budget, doc_ids=list(doc_ids) if doc_ids is not None else None,
-            store_settings=store_settings, embedding_settings=embedding_settings,
+            k=k,
+            token_budget=token_budget,
+            doc_ids=list(doc_ids) if doc_ids is not None else None,
+            store_settings=store_settings,
+            embedding_settings=embedding_settings,
         )
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 

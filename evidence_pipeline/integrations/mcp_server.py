@@ -61,7 +61,11 @@ def build_server(store: StoreSettings, embedding: EmbeddingSettings) -> MCPServe
             raise ToolError(f"k must be at most {MAX_K}, not {k}")
         try:
             return search_index(
-                query, k, token_budget=token_budget, store_settings=store, embedding_settings=embedding,
+                query,
+                k,
+                token_budget=token_budget,
+                store_settings=store,
+                embedding_settings=embedding,
                 doc_ids=[doc_id] if doc_id else None,
             )
         except ValueError as exc:

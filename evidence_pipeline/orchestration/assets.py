@@ -5,7 +5,6 @@ as metadata of that document's partition. A run covers one document or, in a
 backfill, a batch of them (``batching``); the body is the same loop either way.
 """
 
-
 import warnings
 from pathlib import Path
 from typing import Any
@@ -156,9 +155,7 @@ def parsed_docs(context: dg.AssetExecutionContext, raw_pdfs, parser: ParserResou
     kinds={"python"},
     description="Evidence units: each table with caption, section path, context paragraphs and footnotes; body text as section chunks.",
 )
-def evidence_units(
-    context: dg.AssetExecutionContext, parsed_docs, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource
-):
+def evidence_units(context: dg.AssetExecutionContext, parsed_docs, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource):
     options = pipeline_options.options()
 
     def build(doc: ParsedDoc):
@@ -180,9 +177,7 @@ def evidence_units(
     kinds={"python"},
     description="Evidence units within the parent token budget: long tables split by rows, caption and header repeated.",
 )
-def split_units(
-    context: dg.AssetExecutionContext, evidence_units, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource
-):
+def split_units(context: dg.AssetExecutionContext, evidence_units, embedder: EmbedderResource, pipeline_options: PipelineOptionsResource):
     options = pipeline_options.options()
 
     def split(units: list[EvidenceUnit]):
@@ -191,7 +186,9 @@ def split_units(
             "units": len(pieces),
             "split_tables": len({u.parent_id for u in pieces if u.n_pieces > 1}),
             "pieces": sum(u.n_pieces > 1 for u in pieces),
-            "preview": dg.MetadataValue.md(unit_preview([u for u in pieces if u.n_pieces > 1]) if any(u.n_pieces > 1 for u in pieces) else "(no split tables)"),
+            "preview": dg.MetadataValue.md(
+                unit_preview([u for u in pieces if u.n_pieces > 1]) if any(u.n_pieces > 1 for u in pieces) else "(no split tables)"
+            ),
         }
 
     return run_batched(context, (evidence_units,), split)

@@ -12,7 +12,6 @@ Each rule is a plain function over records or store statistics, tested without
 Dagster; the checks gather the inputs and report.
 """
 
-
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any

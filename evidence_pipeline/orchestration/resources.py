@@ -1,6 +1,5 @@
 """Dagster resources: thin, configurable handles on the core's parser, embedder and store."""
 
-
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any

@@ -203,7 +203,11 @@ def _run_each(job, instance, by_key: dict[str, Path], unchanged: set[str], progr
             content = units - _metadata(result, "evidence_units", "cards")
             problems = empty_document_problems(content, _parse_warnings(result))
             outcome = DocumentOutcome(
-                path, key, True, units=units, children=_metadata(result, "child_embeddings", "children"),
+                path,
+                key,
+                True,
+                units=units,
+                children=_metadata(result, "child_embeddings", "children"),
                 warning="; ".join(problems) or None,
             )
         else:

@@ -11,7 +11,6 @@ The sensor reacts to file changes within seconds; this catches what it cannot se
 code and model changes, failed runs, and a store that was wiped or replaced.
 """
 
-
 import os
 from pathlib import Path
 
@@ -81,8 +80,10 @@ def build_reingest_schedule(cron: str | None = None) -> dg.ScheduleDefinition:
             content_hash = sha256_file(str(path))
             meta = indexed.get(key)
             # The store holds what the history says was written (a document of no points holds nothing).
-            store_holds = None if stored is None or meta is None or not meta.get("points", 1) else (
-                stored.get(meta.get("doc_id", "")) == content_hash
+            store_holds = (
+                None
+                if stored is None or meta is None or not meta.get("points", 1)
+                else (stored.get(meta.get("doc_id", "")) == content_hash)
             )
             last = DocumentVersion(meta.get("content_hash", ""), meta.get("pipeline_version", "")) if meta else None
             state = document_state(content_hash, last, version, store_holds=store_holds)

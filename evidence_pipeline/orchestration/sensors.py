@@ -18,7 +18,6 @@ tick, or reset from the UI) checks every bucket. A failed document is retried wh
 changes, or by the re-ingestion schedule.
 """
 
-
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -75,8 +74,7 @@ def bucket_digests(files: Mapping[str, FileState]) -> dict[int, str]:
     for key, state in files.items():
         members.setdefault(bucket_of(key), []).append(f"{key}\t{state.path}\t{state.fingerprint}")
     return {
-        b: hashlib.blake2b("\n".join(sorted(lines)).encode(), digest_size=DIGEST_CHARS // 2).hexdigest()
-        for b, lines in members.items()
+        b: hashlib.blake2b("\n".join(sorted(lines)).encode(), digest_size=DIGEST_CHARS // 2).hexdigest() for b, lines in members.items()
     }
 
 
@@ -180,9 +178,7 @@ def _under(path: str | None, root: Path) -> bool:
         return False
 
 
-def gone_documents(
-    orphans: list[str], last: Mapping[str, Mapping], root: Path
-) -> dict[str, str]:
+def gone_documents(orphans: list[str], last: Mapping[str, Mapping], root: Path) -> dict[str, str]:
     """key -> doc id of the registered documents that came from this folder and whose file
     is gone. A partition never materialized was registered by the sensor (the CLI
     materializes what it registers); one ingested from elsewhere (``evidence-pipeline
@@ -240,9 +236,7 @@ def build_corpus_sensor(minimum_interval_seconds: int = 30) -> dg.SensorDefiniti
             "(by SHA-256 content hash), and removes deleted files' partitions and points."
         ),
     )
-    def corpus_sensor(
-        context: dg.SensorEvaluationContext, corpus: CorpusResource, store: StoreResource
-    ) -> dg.SensorResult:
+    def corpus_sensor(context: dg.SensorEvaluationContext, corpus: CorpusResource, store: StoreResource) -> dg.SensorResult:
         root = Path(corpus.root)
         cursor = Cursor.load(context.cursor)
         found = scan(root)

@@ -237,8 +237,7 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             between = body[pos[prev.id] + 1 : pos[cur.id]]
             # Only the first part's own notes, or a "continued" line, may sit in between.
             ok = all(
-                e.table_of is not None and table_ids.get(id(e.table_of)) in (prev.id, cur.id)
-                or "continued" in e.text.lower()
+                e.table_of is not None and table_ids.get(id(e.table_of)) in (prev.id, cur.id) or "continued" in e.text.lower()
                 for e in between
             )
         if ok:
@@ -248,7 +247,9 @@ def _link_continuations(tables: list[Table], entries: list[Entry], table_ids: di
             if cur.header_rows and (not head.header_rows or _row_texts(cur, 0) != _row_texts(head, 0)):
                 # Rows of a continued part are data unless they repeat the first part's header.
                 update["header_rows"] = 0
-                update["cells"] = [c.model_copy(update={"column_header": False, "row_header": c.col == 0 and cur.n_cols > 1}) for c in cur.cells]
+                update["cells"] = [
+                    c.model_copy(update={"column_header": False, "row_header": c.col == 0 and cur.n_cols > 1}) for c in cur.cells
+                ]
             cur = cur.model_copy(update=update)
             by_id[cur.id] = cur
         out.append(cur)

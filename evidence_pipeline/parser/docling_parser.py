@@ -93,7 +93,9 @@ class DoclingParser:
                 generate_parsed_pages=True,
                 document_timeout=self.settings.timeout_s,
             )
-            pdf = PdfFormatOption(pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options(self.threads.parser_threads))
+            pdf = PdfFormatOption(
+                pipeline_cls=RulePdfPipeline, pipeline_options=options, backend_options=backend_options(self.threads.parser_threads)
+            )
         return DocumentConverter(
             allowed_formats=[InputFormat.PDF, InputFormat.DOCX, InputFormat.HTML, InputFormat.MD],
             format_options={InputFormat.PDF: pdf},

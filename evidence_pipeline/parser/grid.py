@@ -59,9 +59,7 @@ def ruled_spans(grid: Grid, rows: list[list[Span]], edges: list[float], rules: R
 
     for cell in grid.cells:
         while (  # a label centred over two slots may sit in the right one
-            cell.col > 0
-            and (cell.row, cell.col - 1) not in taken
-            and not v_rule_between(cell.row, cell.col - 1)
+            cell.col > 0 and (cell.row, cell.col - 1) not in taken and not v_rule_between(cell.row, cell.col - 1)
         ):
             taken.add((cell.row, cell.col - 1))
             cell.col -= 1
@@ -203,6 +201,4 @@ def _texts(grid: Grid) -> list[list[str]]:
 
 
 def _looks_like_year(text: str) -> bool:
-    return bool(re.fullmatch(r"\s*(19|20)\d\d\s*", text)) or bool(
-        re.search(r"[A-Za-z]", text)
-    )
+    return bool(re.fullmatch(r"\s*(19|20)\d\d\s*", text)) or bool(re.search(r"[A-Za-z]", text))

@@ -123,7 +123,7 @@ def repeated_headings(entries: list[Entry], n_pages: int) -> None:
 
 
 def join_bare_structural(entries: list[Entry]) -> None:
-    """"Item 2." printed in its own column with its title beside it on the same line
+    """ "Item 2." printed in its own column with its title beside it on the same line
     ("Management's Discussion and Analysis ...") is one heading: the title takes the label
     in front, and the bare label is dropped from ``entries``."""
     drop: list[Entry] = []

@@ -105,7 +105,7 @@ def _same_line(a: Entry, b: Entry) -> bool:
 
 
 def _margin(e: Entry, page_height: float) -> str | None:
-    """"top"/"bottom" when the item sits in the page's top or bottom margin."""
+    """ "top"/"bottom" when the item sits in the page's top or bottom margin."""
     if e.box.b < 0.12 * page_height:
         return "top"
     if e.box.t > 0.88 * page_height:
@@ -114,7 +114,7 @@ def _margin(e: Entry, page_height: float) -> str | None:
 
 
 def _edge(e: Entry, extremes: dict[int, tuple[frozenset[int], frozenset[int]]], page_height: float) -> str | None:
-    """"top"/"bottom" when the item sits in the page margin or on the page's first/last line."""
+    """ "top"/"bottom" when the item sits in the page margin or on the page's first/last line."""
     margin = _margin(e, page_height)
     if margin:
         return margin

@@ -44,6 +44,8 @@ def _division(text: str) -> bool:
 def running_key(text: str) -> str:
     """A line's text with its numbers masked: the same running header on every page."""
     return " ".join(_DIGIT_RUN.sub("#", text.lower()).split())
+
+
 DEFAULT_BODY_SIZE = 10.0  # text height assumed when a document has no text
 
 
@@ -61,9 +63,7 @@ class Region:
 class PageAnalyser:
     """Labels the regions of one page. ``body_size`` is the document's common text height."""
 
-    def __init__(
-        self, width: float, height: float, body_size: float, page_no: int, running: frozenset[str] | None = None
-    ):
+    def __init__(self, width: float, height: float, body_size: float, page_no: int, running: frozenset[str] | None = None):
         """``running``: the document's running lines (see ``conversion_state``); with them, a
         line near the top or bottom is furniture only if it is one of them or a page number,
         so a body that starts high on the page (EDGAR filings) keeps its first lines."""
@@ -171,10 +171,7 @@ class PageAnalyser:
         body: list[Span] = []
         rows = group_rows(spans)
         numbered = {
-            id(s)
-            for r in rows
-            if len(r.spans) >= 2 and any(re.fullmatch(r"\d{1,4}", x.text.strip()) for x in r.spans)
-            for s in r.spans
+            id(s) for r in rows if len(r.spans) >= 2 and any(re.fullmatch(r"\d{1,4}", x.text.strip()) for x in r.spans) for s in r.spans
         }
         if self.running is not None:
             return self._running_furniture(spans, rows)
@@ -257,17 +254,10 @@ class PageAnalyser:
             near_table_bottom = any(0 <= box.t - y <= 2.6 * size + 4 for y in note_anchors)
             if is_caption_line(text):  # figure captions included
                 label = "caption"
-            elif FOOTNOTE_MARKER_RE.match(text) and (
-                near_table_bottom or (size < 0.92 * self.body and box.t > 0.6 * self.height)
-            ):
+            elif FOOTNOTE_MARKER_RE.match(text) and (near_table_bottom or (size < 0.92 * self.body and box.t > 0.6 * self.height)):
                 label = "footnote"
                 note_anchors.append(box.b)
-            elif (
-                not title_done
-                and size >= 1.3 * self.body
-                and size >= largest - 0.5
-                and box.t < 0.45 * self.height
-            ):
+            elif not title_done and size >= 1.3 * self.body and size >= largest - 0.5 and box.t < 0.45 * self.height:
                 label = "title"
                 title_done = True
             elif self._headingish(blk):

@@ -110,7 +110,9 @@ class RuleLayoutModel(BaseLayoutModel):
             for i, reg in enumerate(regions):
                 if reg.label == "title" and state is not None:
                     state.found_title(reg.text)
-                cells = sorted((c for s in reg.spans for c in s.cells), key=lambda c: (c.rect.to_bounding_box().t, c.rect.to_bounding_box().l))
+                cells = sorted(
+                    (c for s in reg.spans for c in s.cells), key=lambda c: (c.rect.to_bounding_box().t, c.rect.to_bounding_box().l)
+                )
                 clusters.append(
                     Cluster(
                         id=i,

@@ -27,9 +27,7 @@ def image_rules(grey: np.ndarray, to_points: Callable[[float, float, float, floa
     (x0, y0, x1, y1) to page points."""
     import cv2
 
-    ink = cv2.adaptiveThreshold(
-        grey, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, _LOCAL_BLOCK, _LOCAL_DELTA
-    )
+    ink = cv2.adaptiveThreshold(grey, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, _LOCAL_BLOCK, _LOCAL_DELTA)
     height, width = grey.shape
     boxes: list[Box] = []
     for horizontal in (True, False):

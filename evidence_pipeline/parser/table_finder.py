@@ -313,6 +313,7 @@ class TableFinder:
     def _framed(box: Box, rules: Rules) -> Box:
         """A table between two rules of the same length, right above and below it (a code
         listing's frame, a booktabs table), extends to them."""
+
         def covering(lo: float, hi: float) -> list[tuple[float, float, float]]:
             return [h for h in rules.horizontal if lo <= h[0] <= hi and h[1] <= box.l + 5 and h[2] >= box.r - 5]
 
@@ -345,8 +346,14 @@ class TableFinder:
             return False
         data_left = self._data_left(b, rows)
         between = sorted(
-            (r for r in rows if a.b - 1 <= r.box.cy <= b.t + 1 and r.box.h_overlap(a.union(b)) > 0
-             and not a.contains_center(r.box, 1.0) and not b.contains_center(r.box, 1.0)),
+            (
+                r
+                for r in rows
+                if a.b - 1 <= r.box.cy <= b.t + 1
+                and r.box.h_overlap(a.union(b)) > 0
+                and not a.contains_center(r.box, 1.0)
+                and not b.contains_center(r.box, 1.0)
+            ),
             key=lambda r: r.box.t,
         )
         size = max((r.size for r in rows if b.contains_center(r.box, 1.0)), default=self.body)

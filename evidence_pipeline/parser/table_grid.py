@@ -39,16 +39,12 @@ def _phrases(words: list[Span], rules: Rules) -> list[Span]:
         for w in row.spans:
             if cur is not None:
                 gap = w.box.l - cur.box.r
-                ruled = any(
-                    cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals
-                )
+                ruled = any(cur.box.r - 1 <= x <= w.box.l + 1 and y0 <= w.box.cy <= y1 for x, y0, y1 in verticals)
                 if gap <= 0.5 * max(w.size, cur.size) and not ruled:
                     raised = superscript(w.text) if is_raised_marker(w, cur, row.size) else None
                     # a picture-font glyph (bullet, check box) never belongs to the word it touches
                     apart = (
-                        gap > TIGHT * w.size
-                        or between_hangul(cur.text, w.text)
-                        or is_dingbat_font(last_font) != is_dingbat_font(w.font)
+                        gap > TIGHT * w.size or between_hangul(cur.text, w.text) or is_dingbat_font(last_font) != is_dingbat_font(w.font)
                     )
                     cur = Span(
                         cur.index,
@@ -77,7 +73,7 @@ def join_lines(first: str, then: str) -> str:
 
 
 def _attach_currency_signs(phrases: list[Span], rules: Rules) -> list[Span]:
-    """"$" printed apart from its amount (EDGAR statements) joins the amount on its right.
+    """ "$" printed apart from its amount (EDGAR statements) joins the amount on its right.
 
     Left alone, a sign that appears on a few rows only is too sparse to form a column of its
     own and lands in whatever column its x falls in, next to another column's amount.
@@ -200,9 +196,7 @@ def build_grid(words: list[Span], rules: Rules, box: Box) -> Grid:
             keep = [
                 c
                 for c in range(c0, c1 + 1)
-                if (x := ext[c]) is None
-                or min(b.r, x[1]) - max(b.l, x[0]) >= 0.25 * max(x[1] - x[0], 1)
-                or c == _col_of(s.box.cx, edges)
+                if (x := ext[c]) is None or min(b.r, x[1]) - max(b.l, x[0]) >= 0.25 * max(x[1] - x[0], 1) or c == _col_of(s.box.cx, edges)
             ]
             if c0 == 0 or not _centred_over(b, [ext[c] for c in range(c0, c1 + 1)], s.size):
                 c0, c1 = min(keep), max(keep)

@@ -35,9 +35,7 @@ def _limit_table(table: Table, max_cell_chars: int, max_cols: int) -> tuple[Tabl
     n_cols = table.n_cols
     if n_cols > max_cols:
         cells = [
-            c if c.col + c.col_span <= max_cols else c.model_copy(update={"col_span": max_cols - c.col})
-            for c in cells
-            if c.col < max_cols
+            c if c.col + c.col_span <= max_cols else c.model_copy(update={"col_span": max_cols - c.col}) for c in cells if c.col < max_cols
         ]
         notes.append(f"{n_cols} columns, only the first {max_cols} kept")
         n_cols = max_cols
@@ -46,8 +44,7 @@ def _limit_table(table: Table, max_cell_chars: int, max_cols: int) -> tuple[Tabl
         longest = max(len(c.text) for c in long)
         cut = max(max_cell_chars - len(TRUNCATION_MARK), 0)
         cells = [
-            c.model_copy(update={"text": c.text[:cut].rstrip() + TRUNCATION_MARK}) if len(c.text) > max_cell_chars else c
-            for c in cells
+            c.model_copy(update={"text": c.text[:cut].rstrip() + TRUNCATION_MARK}) if len(c.text) > max_cell_chars else c for c in cells
         ]
         notes.append(f"{len(long)} cell(s) cut to {max_cell_chars} characters (longest {longest:,})")
     if not notes:

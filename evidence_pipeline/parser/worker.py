@@ -29,6 +29,7 @@ import time
 import weakref
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 from evidence_pipeline.errors import ParseError
 from evidence_pipeline.parser.docling_parser import DoclingParser
@@ -69,7 +70,7 @@ def _serve(conn, settings_json: str) -> None:
             # the work counts and the stages' CPU seconds travel back with the document
             with WORK.delta() as counts, CLOCK.delta() as seconds:
                 text = parser.parse(Path(path), doc_id=doc_id, pages=pages).model_dump_json()
-            reply = ("ok", text, counts, seconds)
+            reply: tuple[Any, ...] = ("ok", text, counts, seconds)
         except ParseError as exc:
             reply = ("error", exc.reason)
         except MemoryError:
@@ -122,9 +123,7 @@ class _Worker:
     def __init__(self, settings: ParserSettings):
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(
-            target=_serve, args=(child, settings.model_dump_json()), name="evidence-parser", daemon=True
-        )
+        self.process = ctx.Process(target=_serve, args=(child, settings.model_dump_json()), name="evidence-parser", daemon=True)
         self.process.start()
         child.close()
         # Runs on close(), on garbage collection and at interpreter exit, whichever comes first.

@@ -132,8 +132,7 @@ class EdgeStore:
         creation leaves the side folder, which the next creation clears)."""
         if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
             raise StoreError(
-                f"{self.path}: exists and is not an Edge store (no {_EDGE_CONFIG}); "
-                "delete it or set EVIDENCE_STORE_PATH to another folder"
+                f"{self.path}: exists and is not an Edge store (no {_EDGE_CONFIG}); delete it or set EVIDENCE_STORE_PATH to another folder"
             )
         side = self.path.with_name(f".{self.path.name}.creating")
         try:
@@ -190,9 +189,7 @@ class EdgeStore:
         schema = self._require().info().payload_schema
         for key in INDEXED_KEYWORDS:
             if key not in schema:
-                self._update(
-                    qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
-                )
+                self._update(qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword))
 
     def flush(self) -> None:
         if self._shard is not None:
@@ -308,9 +305,7 @@ class EdgeStore:
         offset = None
         while True:
             records, offset = self._shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset, limit=_SCROLL_PAGE, filter=flt, with_payload=with_payload, with_vector=with_vector
-                )
+                qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, filter=flt, with_payload=with_payload, with_vector=with_vector)
             )
             yield from records
             if offset is None:
@@ -377,12 +372,10 @@ class EdgeStore:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         dense_q = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
         sparse_q = (
-            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR)
-            if sparse.indices
-            else None
+            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR) if sparse.indices else None
         )
 
-        def candidates(depth: int) -> list[tuple[float, str, str]]:
+        def candidates(depth: int) -> list[tuple[float, int, int | str]]:
             # Fused here, not by Edge's Fusion.Rrf: Edge returns equal scores in no fixed order
             # (identical children of near-twin documents), and inside its fusion that order
             # changes the fused scores. Each list is put in (score, point id) order first, so
@@ -397,13 +390,11 @@ class EdgeStore:
 
         return self._grouped(candidates, k, max(prefetch_limit, k), flt)
 
-    def dense_search(
-        self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
-    ) -> list[StoredHit]:
+    def dense_search(self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None) -> list[StoredHit]:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         query = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
 
-        def candidates(depth: int) -> list[tuple[float, str, str]]:
+        def candidates(depth: int) -> list[tuple[float, int, int | str]]:
             return self._ranked(query, depth, flt)
 
         return self._grouped(candidates, k, max(4 * k, 32), flt)
@@ -422,7 +413,7 @@ class EdgeStore:
         flt = _search_filter(doc_ids, unit_kind, statements)
         query = qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR)
 
-        def candidates(depth: int) -> list[tuple[float, str, str]]:
+        def candidates(depth: int) -> list[tuple[float, int, int | str]]:
             return self._ranked(query, depth, flt)
 
         return self._grouped(candidates, k, max(4 * k, 32), flt)
@@ -461,9 +452,9 @@ class EdgeStore:
         # Sorted as plain (negated score, id) tuples, without a key function: a search sorts a
         # few hundred of them, and the key calls were most of its time outside the store.
         if keyed:
-            ranked = sorted([(-float(sp.score), sp.id.int) for sp in found])[:depth]
+            ranked = sorted([(-float(sp.score), sp.id.int) for sp in found])[:depth]  # type: ignore[union-attr]  # Edge ids are UUIDs
             return [(-negated, pid, pid >> 64) for negated, pid in ranked]
-        parented = sorted([(-float(sp.score), sp.id.int, (sp.payload or {}).get("parent_id")) for sp in found])[:depth]
+        parented = sorted([(-float(sp.score), sp.id.int, (sp.payload or {}).get("parent_id")) for sp in found])[:depth]  # type: ignore[union-attr]
         return [(-negated, pid, parent if parent is not None else pid) for negated, pid, parent in parented]
 
     def _grouped(self, candidates, k: int, depth: int, flt: qe.Filter | None) -> list[StoredHit]:
@@ -513,9 +504,7 @@ def _doc_filter(doc_ids: Sequence[str]) -> qe.Filter:
     return qe.Filter(must=[_doc_condition(doc_ids)])
 
 
-def _search_filter(
-    doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
-) -> qe.Filter | None:
+def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None) -> qe.Filter | None:
     """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
     must: list[qe.ConditionType] = [] if doc_ids is None else [_doc_condition(doc_ids)]
     if unit_kind is not None:

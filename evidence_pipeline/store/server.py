@@ -110,15 +110,11 @@ class ServerStore:
         else:
             existing = self.dim
             if existing is not None and existing != dim:
-                raise StoreError(
-                    f"collection {self.collection!r} holds {existing}-dimensional vectors, not {dim}"
-                )
+                raise StoreError(f"collection {self.collection!r} holds {existing}-dimensional vectors, not {dim}")
         schema = self.client.get_collection(self.collection).payload_schema or {}
         for key in INDEXED_KEYWORDS:
             if key not in schema:
-                self.client.create_payload_index(
-                    self.collection, key, field_schema=models.PayloadSchemaType.KEYWORD, wait=True
-                )
+                self.client.create_payload_index(self.collection, key, field_schema=models.PayloadSchemaType.KEYWORD, wait=True)
         self._ready_dim = dim
 
     @property
@@ -161,9 +157,7 @@ class ServerStore:
             )
         stale = sorted(before - {p.id for p in points})
         if stale:
-            self.client.delete(
-                self.collection, points_selector=models.PointIdsList(points=stale), wait=True
-            )
+            self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale), wait=True)
         return ReplaceResult(upserted=len(points), deleted=len(stale))
 
     def delete_document(self, doc_id: str) -> int:
@@ -186,9 +180,7 @@ class ServerStore:
         flt = _doc_filter([doc_id]) if doc_id is not None else None
         return self.client.count(self.collection, count_filter=flt, exact=True).count
 
-    def _scroll(
-        self, flt: models.Filter | None, with_payload: Any, with_vectors: bool = False
-    ) -> Iterator[models.Record]:
+    def _scroll(self, flt: models.Filter | None, with_payload: Any, with_vectors: bool = False) -> Iterator[models.Record]:
         if not self._exists():
             return
         offset = None
@@ -276,9 +268,7 @@ class ServerStore:
             )
         return self._groups(query=_rrf_query(), prefetch=prefetch, k=k, flt=flt)
 
-    def dense_search(
-        self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None
-    ) -> list[StoredHit]:
+    def dense_search(self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None) -> list[StoredHit]:
         if k <= 0 or not self._exists():
             return []
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
@@ -334,9 +324,7 @@ def _doc_filter(doc_ids: Sequence[str]) -> models.Filter:
     return models.Filter(must=[_doc_condition(doc_ids)])
 
 
-def _search_filter(
-    doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None
-) -> models.Filter | None:
+def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None, statements: Sequence[str] | None = None) -> models.Filter | None:
     """The documents, the kind of unit and the statements a search keeps; None keeps every point."""
     must: list[models.Condition] = [] if doc_ids is None else [_doc_condition(doc_ids)]
     if unit_kind is not None:

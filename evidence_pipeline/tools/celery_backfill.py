@@ -97,7 +97,7 @@ class BackfillReport(BaseModel):
             out.append(f"  {asset}: {len(keys)} of {len(self.documents)} partitions materialized")
         points = sum(self.store_documents.values())
         out.append(f"store: {len(self.store_documents)} documents, {points} points")
-        out.append(f"search it:  EVIDENCE_STORE_PATH={self.out}/store evidence-pipeline search \"...\"")
+        out.append(f'search it:  EVIDENCE_STORE_PATH={self.out}/store evidence-pipeline search "..."')
         out.append(f"its runs:   DAGSTER_HOME={self.out}/dagster_home dagster-webserver -m {CODE_LOCATION}")
         out.append(f"logs:       {self.out}/logs (one per worker; backfill.log: the runs)")
         return out
@@ -212,10 +212,7 @@ def run_backfill(corpus: Path, out: Path, workers: int = 2, timeout_s: float = B
                     runs = _wait_for_runs(instance, backfill_id, len(keys), timeout_s)
                 finally:
                     stop_group(cli)
-        materialized = {
-            asset.key.to_user_string(): sorted(instance.get_materialized_partitions(asset.key) & set(keys))
-            for asset in ASSETS
-        }
+        materialized = {asset.key.to_user_string(): sorted(instance.get_materialized_partitions(asset.key) & set(keys)) for asset in ASSETS}
         records = [
             RunRecord(
                 run_id=run.run_id,

@@ -73,9 +73,7 @@ class LocalPostgres:
                 if not mode & 0o001:
                     parent.chmod(mode | 0o001)
             shutil.chown(self.data_dir, SYSTEM_USER, SYSTEM_USER)
-        proc = self._as_owner(
-            [pg_bin("initdb"), "-D", str(self.pgdata), "-U", self.user, "--auth=trust", "-E", "UTF8", "--no-locale"]
-        )
+        proc = self._as_owner([pg_bin("initdb"), "-D", str(self.pgdata), "-U", self.user, "--auth=trust", "-E", "UTF8", "--no-locale"])
         self._check(proc, "initdb")
 
     def running(self) -> bool:

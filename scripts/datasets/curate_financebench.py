@@ -143,8 +143,13 @@ def curate(corpus: Path, cache: Path | None = None) -> tuple[list[Question], lis
             decision.update(kept=False, reason=f"{missing} not printed on page {page}", answers=answers)
             continue
         q = Question(
-            id=row["id"], question=row["question"], doc_id=row["doc_id"],
-            answers=answers, must_include=must, page=page, kind=reduction.get("kind"),
+            id=row["id"],
+            question=row["question"],
+            doc_id=row["doc_id"],
+            answers=answers,
+            must_include=must,
+            page=page,
+            kind=reduction.get("kind"),
         )
         questions.append(q)
         decision.update(kept=True, answers=answers, must_include=must, page=page, gold_answer=row["answer"])

@@ -61,9 +61,7 @@ def probe(path: Path) -> dict[str, float]:
 
 def fresh_process_probe(path: Path, timeout_s: float = 900.0) -> ProcessProbe:
     """Run ``probe`` in a new interpreter and report its peak RSS (imports included)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", PROBE_MODULE, str(path)], capture_output=True, text=True, timeout=timeout_s
-    )
+    proc = subprocess.run([sys.executable, "-m", PROBE_MODULE, str(path)], capture_output=True, text=True, timeout=timeout_s)
     if proc.returncode != 0:
         return ProcessProbe(file=path.name, error=(proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1])
     data = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -17,6 +17,7 @@ from evidence_pipeline.text import normalise as _normalise
 
 IOU_MATCH = 0.5
 
+
 def normalise(text: str | None) -> str:
     """The project's normaliser with dashes unified (texts from different extractors)."""
     return _normalise(text, dashes=True)

@@ -276,4 +276,3 @@ class ParserQualityReport(_Record):
     coverage: CoverageSection | None = None
     load_avg_end: list[float] = Field(default_factory=list)
     total_seconds: float = 0.0
-

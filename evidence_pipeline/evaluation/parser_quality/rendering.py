@@ -39,7 +39,9 @@ def _docling_tests(d: DoclingTestsSection) -> list[str]:
     out.append(f"    without Docling's table-of-contents 'document_index': {_f(t.recall_data_tables)} (of {t.data_tables_truth})")
     out.append(f"  table precision  {_f(t.precision)}  ({t.tables_matched}/{t.tables_pred})")
     out.append(f"  caption links    {_f(t.caption_links)}  (of {t.captions_truth} captioned)  {_goal(t.caption_links, g.caption_links)}")
-    out.append(f"  cell-text F1     {_f(t.cell_f1)}  (P {_f(t.cell_precision)}, R {_f(t.cell_recall)}, micro)  {_goal(t.cell_f1, g.cell_f1)}")
+    out.append(
+        f"  cell-text F1     {_f(t.cell_f1)}  (P {_f(t.cell_precision)}, R {_f(t.cell_recall)}, micro)  {_goal(t.cell_f1, g.cell_f1)}"
+    )
     out += [f"    {r.doc}: {m}" for r in d.docs for m in r.misses]
     return out
 
@@ -111,9 +113,7 @@ def _coverage(c: CoverageSection) -> list[str]:
             out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
             continue
         more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
-        out.append(
-            f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}"
-        )
+        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}")
     folders = c.folders()
     if len(folders) > 1:
         for name, part in folders.items():

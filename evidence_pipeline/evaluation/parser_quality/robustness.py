@@ -78,9 +78,7 @@ def statement_check(doc: ParsedDoc) -> StatementFinding:
     return StatementFinding(**found)
 
 
-def memory_growth(
-    parse: Callable[[Path], ParsedDoc], path: Path, runs: int = GROWTH_RUNS, first: int = GROWTH_FIRST
-) -> MemoryGrowth:
+def memory_growth(parse: Callable[[Path], ParsedDoc], path: Path, runs: int = GROWTH_RUNS, first: int = GROWTH_FIRST) -> MemoryGrowth:
     """RSS after ``first`` and after ``runs`` conversions of the same file (gc before each reading)."""
     marks = {}
     for i in range(1, runs + 1):

@@ -56,9 +56,7 @@ def run_report(
             raise ParseError(str(path), res.error or "failed")
         return doc
 
-    report = ParserQualityReport(
-        parser=getattr(parser, "name", type(parser).__name__), cpus=os.cpu_count(), load_avg_start=_load_avg()
-    )
+    report = ParserQualityReport(parser=getattr(parser, "name", type(parser).__name__), cpus=os.cpu_count(), load_avg_start=_load_avg())
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="parse-quality-") as tmp:
         gen_pdfs: list[Path] = []

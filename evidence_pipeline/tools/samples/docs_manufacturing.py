@@ -83,8 +83,7 @@ def lnp_doc() -> DocSpec:
             [
                 "Dissolve the ionizable lipid, DSPC, cholesterol and PEG-lipid in absolute ethanol at a molar "
                 "ratio of 50:10:38.5:1.5 to a total lipid concentration of 12.5 mM.",
-                "Dilute the mRNA drug substance in 25 mM sodium acetate buffer, pH 4.0, to a concentration of "
-                "0.174 mg/mL.",
+                "Dilute the mRNA drug substance in 25 mM sodium acetate buffer, pH 4.0, to a concentration of 0.174 mg/mL.",
                 "Filter both solutions through a 0.2 \u00b5m polyethersulfone filter into the feed vessels.",
                 "Equilibrate both feed vessels at 18 \u00b1 2 \u00b0C for at least 40 minutes before mixing.",
             ],
@@ -136,24 +135,65 @@ def lnp_doc() -> DocSpec:
         ),
     ]
     questions = [
-        cell_q("table_cell", t1, "Aqueous Phase 1", "What is the maximum flow rate of Aqueous Phase 1 in mL/min during LNP mixing?", "1.8", [cooling]),
+        cell_q(
+            "table_cell",
+            t1,
+            "Aqueous Phase 1",
+            "What is the maximum flow rate of Aqueous Phase 1 in mL/min during LNP mixing?",
+            "1.8",
+            [cooling],
+        ),
         cell_q("table_cell", t1, "Dilution buffer", "What is the minimum line pressure for the dilution buffer stream?", "0.52", [cooling]),
-        cell_q("table_cell", t1, "Lipid (ethanol) phase", "What maximum flow rate is allowed for the lipid (ethanol) phase?", "0.84", [cooling]),
-        cell_q("table_cell", t1, "Aqueous Phase 2", "What is the maximum pressure for Aqueous Phase 2 on the microfluidic skid?", "2.65*", [cooling]),
-        Q("footnote", "When does the 2.4 bar pressure limit for Aqueous Phase 1 apply?", ["Only with the high-pressure manifold installed."], [t1.caption], "T1/fn/*"),
+        cell_q(
+            "table_cell", t1, "Lipid (ethanol) phase", "What maximum flow rate is allowed for the lipid (ethanol) phase?", "0.84", [cooling]
+        ),
+        cell_q(
+            "table_cell",
+            t1,
+            "Aqueous Phase 2",
+            "What is the maximum pressure for Aqueous Phase 2 on the microfluidic skid?",
+            "2.65*",
+            [cooling],
+        ),
+        Q(
+            "footnote",
+            "When does the 2.4 bar pressure limit for Aqueous Phase 1 apply?",
+            ["Only with the high-pressure manifold installed."],
+            [t1.caption],
+            "T1/fn/*",
+        ),
         Q("footnote", "At which pressure transducer is the ethanol line pressure read?", ["PT-104"], [t1.caption], "T1/fn/\u2020"),
-        cell_q("table_cell", t2, "Encapsulation efficiency", "What is the acceptance criterion for encapsulation efficiency of the LNP drug substance?", "NLT 91%"),
+        cell_q(
+            "table_cell",
+            t2,
+            "Encapsulation efficiency",
+            "What is the acceptance criterion for encapsulation efficiency of the LNP drug substance?",
+            "NLT 91%",
+        ),
         cell_q("table_cell", t2, "Residual ethanol", "What is the residual ethanol limit for the LNP drug substance?", "NMT 470 ppm"),
-        cell_q("table_cell", t2, "Polydispersity index", "What polydispersity index is acceptable for release of the LNP drug substance?", "NMT 0.19"),
+        cell_q(
+            "table_cell",
+            t2,
+            "Polydispersity index",
+            "What polydispersity index is acceptable for release of the LNP drug substance?",
+            "NMT 0.19",
+        ),
         Q("prose", "What batch sizes does the microfluidic mixing SOP cover?", ["0.5 L to 12 L"], [], "P/scope"),
         Q("prose", "Within how many working days does QA review the LNP batch record?", ["5 working days"], [], "P/resp"),
         Q("prose", "How soon after mixing must tangential flow filtration of the LNP suspension start?", ["45 minutes"], [], "P/tff"),
         Q("prose", "What is the maximum storage period of the LNP drug substance before fill and finish?", ["9 months"], [], "P/storage"),
         Q("prose", "What molar ratio of ionizable lipid, DSPC, cholesterol and PEG-lipid is used?", ["50:10:38.5:1.5"], [], "H/4.1"),
     ]
-    return DocSpec("SOP-8812", "Lipid Nanoparticle Formulation by Microfluidic Mixing", "2", "2024-02-12",
-                   "Drug Substance Manufacturing", "A4", blocks, questions)
-
+    return DocSpec(
+        "SOP-8812",
+        "Lipid Nanoparticle Formulation by Microfluidic Mixing",
+        "2",
+        "2024-02-12",
+        "Drug Substance Manufacturing",
+        "A4",
+        blocks,
+        questions,
+    )
 
 
 _INSTRUMENTS = [
@@ -176,9 +216,7 @@ def _calibration_rows(n: int = 60) -> list[list[str]]:
         # 37 is coprime to 89 and i < 89, so every row's tolerance value is distinct;
         # three decimals keep them apart from the two-decimal values of the other documents.
         tol = (i * 37 % 89 + 11) / 1000
-        rows.append(
-            [tag, kind, _LOCATIONS[(i * 5) % len(_LOCATIONS)], ranges[i % 3], f"\u00b1{tol:.3f} {unit}", str(interval)]
-        )
+        rows.append([tag, kind, _LOCATIONS[(i * 5) % len(_LOCATIONS)], ranges[i % 3], f"\u00b1{tol:.3f} {unit}", str(interval)])
     return rows
 
 
@@ -269,10 +307,7 @@ def calibration_doc() -> DocSpec:
             "the instrument type. Intervals may be extended after three consecutive as-found results within "
             "tolerance, with engineering and QA approval."
         ),
-        P(
-            "The tolerance is the maximum permitted as-found error. Instruments found outside it are handled "
-            "as described in section 7."
-        ),
+        P("The tolerance is the maximum permitted as-found error. Instruments found outside it are handled as described in section 7."),
         t2,
         H("6", "Calibration of pH probes"),
         *steps(
@@ -296,8 +331,7 @@ def calibration_doc() -> DocSpec:
             key="P/oot",
         ),
         P(
-            "Instruments overdue by more than 14 days are tagged out of service until they have been "
-            "recalibrated.",
+            "Instruments overdue by more than 14 days are tagged out of service until they have been recalibrated.",
             key="P/overdue",
         ),
         H("8", "References"),
@@ -317,14 +351,24 @@ def calibration_doc() -> DocSpec:
     questions += [
         cell_q("table_cell", t3, "Carbonate buffer", "What is the pH of the carbonate calibration buffer at 25 \u00b0C?", "10.012"),
         cell_q("table_cell", t3, "Borate buffer", "How long may the borate buffer be used after opening?", "4 weeks"),
-        cell_q("table_cell", t3, "Phthalate buffer", "What is the composition of the phthalate pH buffer?", "10.12 g/L potassium hydrogen phthalate"),
+        cell_q(
+            "table_cell",
+            t3,
+            "Phthalate buffer",
+            "What is the composition of the phthalate pH buffer?",
+            "10.12 g/L potassium hydrogen phthalate",
+        ),
         cell_q("table_cell", t1, "Yellow", "What status does a yellow calibration label indicate?", "Limited use"),
-        Q("prose", "Within how many working days must an out-of-tolerance calibration result be reported to QA?", ["2 working days"], [], "P/oot"),
+        Q(
+            "prose",
+            "Within how many working days must an out-of-tolerance calibration result be reported to QA?",
+            ["2 working days"],
+            [],
+            "P/oot",
+        ),
         Q("prose", "After how many days overdue is an instrument tagged out of service?", ["14 days"], [], "P/overdue"),
     ]
-    return DocSpec("SOP-ENG-114", "Calibration of Process Instruments", "4", "2023-09-04", "Engineering",
-                   "A4", blocks, questions)
-
+    return DocSpec("SOP-ENG-114", "Calibration of Process Instruments", "4", "2023-09-04", "Engineering", "A4", blocks, questions)
 
 
 def hold_time_doc() -> DocSpec:
@@ -339,10 +383,22 @@ def hold_time_doc() -> DocSpec:
     cold = [("97", "14"), ("73", "9"), ("53", "6"), ("121", "23"), ("167", "3")]
     warm = [("11", "46"), ("17", "39"), ("21", "27"), ("29", "52"), ("31", "2")]
     widths = [140, 120, 100, 150]
-    t1 = T(key="T1", label="Table 1", title="Hold times at 2\u20138 \u00b0C", header_rows=header,
-           body_rows=[[n, c, h, b] for (n, c), (h, b) in zip(items, cold)], col_widths=widths)
-    t2 = T(key="T2", label="Table 2", title="Hold times at 25 \u00b0C", header_rows=header,
-           body_rows=[[n, c, h, b] for (n, c), (h, b) in zip(items, warm)], col_widths=widths)
+    t1 = T(
+        key="T1",
+        label="Table 1",
+        title="Hold times at 2\u20138 \u00b0C",
+        header_rows=header,
+        body_rows=[[n, c, h, b] for (n, c), (h, b) in zip(items, cold)],
+        col_widths=widths,
+    )
+    t2 = T(
+        key="T2",
+        label="Table 2",
+        title="Hold times at 25 \u00b0C",
+        header_rows=header,
+        body_rows=[[n, c, h, b] for (n, c), (h, b) in zip(items, warm)],
+        col_widths=widths,
+    )
     caution = P(
         "Intermediates held at 25 \u00b0C must be protected from light and processed within the same shift.",
         lead="CAUTION:",
@@ -366,8 +422,7 @@ def hold_time_doc() -> DocSpec:
             "number of colony-forming units (CFU) recovered from a 10 mL sample."
         ),
         P(
-            "Hold times start when the last container of the step has been filled and end when the next step "
-            "starts drawing from it.",
+            "Hold times start when the last container of the step has been filled and end when the next step starts drawing from it.",
             key="P/start",
         ),
         H("4", "Hold time limits"),
@@ -378,10 +433,7 @@ def hold_time_doc() -> DocSpec:
         ),
         t1,
         H("4.2", "Room temperature storage"),
-        P(
-            "Room-temperature holds are permitted only when a refrigerated hold is not possible, for example "
-            "during equipment changeover."
-        ),
+        P("Room-temperature holds are permitted only when a refrigerated hold is not possible, for example during equipment changeover."),
         caution,
         t2,
         H("5", "Extension of hold times"),
@@ -401,13 +453,17 @@ def hold_time_doc() -> DocSpec:
     questions = [
         cell_q("similar", t2, "Protein A eluate", "What is the maximum hold time for Protein A eluate at 25 \u00b0C?", "17"),
         cell_q("similar", t1, "Protein A eluate", "What is the maximum hold time for Protein A eluate at 2\u20138 \u00b0C?", "73"),
-        cell_q("similar", t1, "UF/DF retentate", "What bioburden limit applies to UF/DF retentate held refrigerated at 2\u20138 \u00b0C?", "23"),
+        cell_q(
+            "similar", t1, "UF/DF retentate", "What bioburden limit applies to UF/DF retentate held refrigerated at 2\u20138 \u00b0C?", "23"
+        ),
         cell_q("similar", t2, "UF/DF retentate", "What bioburden limit applies to UF/DF retentate held at 25 \u00b0C?", "52"),
         cell_q("similar", t1, "Clarified harvest", "How long can clarified harvest be held at 2\u20138 \u00b0C?", "97"),
-        cell_q("table_cell", t2, "Clarified harvest", "What is the room-temperature bioburden limit for clarified harvest?", "46", [protect]),
+        cell_q(
+            "table_cell", t2, "Clarified harvest", "What is the room-temperature bioburden limit for clarified harvest?", "46", [protect]
+        ),
         Q("prose", "By how much may an intermediate hold time be extended with QA approval?", ["12 hours"], [], "P/extension"),
         Q("prose", "How often are hold time studies repeated?", ["every 3 years"], [], "P/studies"),
     ]
-    return DocSpec("SOP-MFG-231", "Hold Time Limits for Process Intermediates", "1", "2024-04-29",
-                   "Downstream Processing", "Letter", blocks, questions)
-
+    return DocSpec(
+        "SOP-MFG-231", "Hold Time Limits for Process Intermediates", "1", "2024-04-29", "Downstream Processing", "Letter", blocks, questions
+    )

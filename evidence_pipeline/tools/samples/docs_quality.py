@@ -64,8 +64,7 @@ def _qa_doc(
         t2,
         H("7", "Review period"),
         P(
-            f"This SOP is reviewed every {review_months} or earlier when the referenced compendial chapter "
-            f"{chapter} is revised.",
+            f"This SOP is reviewed every {review_months} or earlier when the referenced compendial chapter {chapter} is revised.",
             key="P/review",
         ),
         H("8", "References"),
@@ -96,12 +95,30 @@ def visual_inspection_doc() -> DocSpec:
 
     def questions(t1: T, t2: T) -> list[Q]:
         return [
-            cell_q("exact_id", t2, "3,201 to 10,000", "Under SOP-QA-070, how many units are sampled from a batch of 3,201 to 10,000 units?", "315"),
-            cell_q("exact_id", t2, "Up to 1,200", "Under SOP-QA-070, how many retained samples are kept for a batch of up to 1,200 units?", "32"),
+            cell_q(
+                "exact_id",
+                t2,
+                "3,201 to 10,000",
+                "Under SOP-QA-070, how many units are sampled from a batch of 3,201 to 10,000 units?",
+                "315",
+            ),
+            cell_q(
+                "exact_id",
+                t2,
+                "Up to 1,200",
+                "Under SOP-QA-070, how many retained samples are kept for a batch of up to 1,200 units?",
+                "32",
+            ),
             Q("exact_id", "How often is SOP-QA-070 reviewed?", ["every 24 months"], [], "P/review"),
             # "USP <87>" is only in the references list.
             Q("exact_id", "Which USP chapter on biological reactivity is referenced by SOP-QA-070?", ["USP <87>"], [], "H/8"),
-            cell_q("table_cell", t1, "Stopper not fully seated", "What AQL applies to a stopper that is not fully seated during visual inspection?", "0.65"),
+            cell_q(
+                "table_cell",
+                t1,
+                "Stopper not fully seated",
+                "What AQL applies to a stopper that is not fully seated during visual inspection?",
+                "0.65",
+            ),
             cell_q("table_cell", t1, "Cracked or broken vial", "What is the AQL for cracked or broken vials?", "0.010"),
             Q("prose", "What light intensity is required at the visual inspection station?", ["2,000 to 3,750 lux"], [], "P/lux"),
         ]
@@ -126,8 +143,7 @@ def visual_inspection_doc() -> DocSpec:
             "black background for 5 seconds.",
             "Reject every vial with a defect listed in Table 1 and place it in the labelled reject tray.",
             "Count the rejects by defect class and record the counts in the batch record.",
-            "After 100% inspection, draw an acceptance sample according to Table 2 and inspect it with a "
-            "second, independent inspector.",
+            "After 100% inspection, draw an acceptance sample according to Table 2 and inspect it with a second, independent inspector.",
         ],
         "Defects are classified as critical, major or minor. The acceptance quality limit (AQL) for the "
         "acceptance sample is given per defect in Table 1.",
@@ -177,11 +193,25 @@ def endotoxin_doc() -> DocSpec:
 
     def questions(t1: T, t2: T) -> list[Q]:
         return [
-            cell_q("exact_id", t2, "3,201 to 10,000", "Under SOP-QA-007, how many units are sampled from a batch of 3,201 to 10,000 units?", "19"),
-            cell_q("exact_id", t2, "10,001 to 35,000", "Under SOP-QA-007, how many retained samples are kept for a batch of 10,001 to 35,000 units?", "58"),
+            cell_q(
+                "exact_id",
+                t2,
+                "3,201 to 10,000",
+                "Under SOP-QA-007, how many units are sampled from a batch of 3,201 to 10,000 units?",
+                "19",
+            ),
+            cell_q(
+                "exact_id",
+                t2,
+                "10,001 to 35,000",
+                "Under SOP-QA-007, how many retained samples are kept for a batch of 10,001 to 35,000 units?",
+                "58",
+            ),
             Q("exact_id", "How often is SOP-QA-007 reviewed?", ["every 36 months"], [], "P/review"),
             Q("exact_id", "Which USP chapter does SOP-QA-007 follow for bacterial endotoxins?", ["USP <85>"], [], "title"),
-            cell_q("table_cell", t1, "mRNA-LNP drug product", "What is the endotoxin limit for the mRNA-LNP drug product in EU/mL?", "17.5"),
+            cell_q(
+                "table_cell", t1, "mRNA-LNP drug product", "What is the endotoxin limit for the mRNA-LNP drug product in EU/mL?", "17.5"
+            ),
             cell_q("table_cell", t1, "Placebo vehicle", "What is the maximum valid dilution for the placebo vehicle?", "1:224"),
             Q("prose", "What lysate sensitivity is used for the kinetic chromogenic endotoxin assay?", ["0.05 EU/mL"], [], "P/lambda"),
         ]
@@ -201,8 +231,7 @@ def endotoxin_doc() -> DocSpec:
             "Dilute each sample within its maximum valid dilution and prepare positive product controls.",
         ],
         [
-            "Load standards, samples and controls in duplicate into the microplate and add the reconstituted "
-            "lysate.",
+            "Load standards, samples and controls in duplicate into the microplate and add the reconstituted lysate.",
             "Incubate the plate in the reader at 37 \u00b0C and read the onset time for each well.",
             "Accept the run when the standard curve correlation coefficient is at least 0.980 and the spike "
             "recovery is between 50% and 200%.",
@@ -236,7 +265,6 @@ def endotoxin_doc() -> DocSpec:
         ),
     )
     return spec
-
 
 
 def toc_doc() -> DocSpec:
@@ -300,10 +328,7 @@ def toc_doc() -> DocSpec:
             ]
         ),
         H("5", "Recovery factors"),
-        P(
-            "Multiply each swab result by the correction factor of the sampled surface before comparing it "
-            "with the acceptance limit."
-        ),
+        P("Multiply each swab result by the correction factor of the sampled surface before comparing it with the acceptance limit."),
         t1,
         H("6", "Acceptance criteria"),
         P(
@@ -322,11 +347,17 @@ def toc_doc() -> DocSpec:
     questions = [
         cell_q("table_cell", t1, "Gasket", "What is the swab recovery from EPDM gaskets?", "64.2\u00b2"),
         cell_q("table_cell", t1, "Mixing impeller", "What correction factor applies to swabs from the mixing impeller?", "1.22"),
-        Q("footnote", "What is required when swab recovery is below 70%?", ["a correction factor approved by QA"], [t1.caption], "T1/fn/\u00b2"),
+        Q(
+            "footnote",
+            "What is required when swab recovery is below 70%?",
+            ["a correction factor approved by QA"],
+            [t1.caption],
+            "T1/fn/\u00b2",
+        ),
         Q("footnote", "What swab area were the stainless steel recovery coupons?", ["25 cm2 swab area"], [t1.caption], "T1/fn/\u00b9"),
         Q("prose", "What is the TOC acceptance limit for a corrected swab result?", ["490 ppb carbon"], [], "P/limit"),
         Q("prose", "How many consecutive cleaning failures open an investigation?", ["three consecutive failures"], [], "P/failure"),
     ]
-    return DocSpec("SOP-QC-415", "Cleaning Verification by TOC Swab Sampling", "2", "2024-05-13",
-                   "Quality Control", "A4", blocks, questions)
-
+    return DocSpec(
+        "SOP-QC-415", "Cleaning Verification by TOC Swab Sampling", "2", "2024-05-13", "Quality Control", "A4", blocks, questions
+    )

@@ -80,8 +80,13 @@ def styles_for(face: Typeface) -> dict[str, ParagraphStyle]:
         "h2": ParagraphStyle("h2", fontName=face.bold, fontSize=11, leading=14, spaceBefore=6, spaceAfter=4),
         "caption": ParagraphStyle("caption", fontName=face.bold, fontSize=9.5, leading=12, spaceBefore=4, spaceAfter=4),
         "figcaption": ParagraphStyle(
-            "figcaption", fontName=face.oblique, fontSize=9.5, leading=12, alignment=TA_CENTER,
-            spaceBefore=4, spaceAfter=8,
+            "figcaption",
+            fontName=face.oblique,
+            fontSize=9.5,
+            leading=12,
+            alignment=TA_CENTER,
+            spaceBefore=4,
+            spaceAfter=8,
         ),
         "footnote": ParagraphStyle("footnote", fontName=face.regular, fontSize=8, leading=10),
         "cell": ParagraphStyle("cell", fontName=face.regular, fontSize=9, leading=11),
@@ -173,20 +178,12 @@ def _para(text: str, style: str, key: str | None, tracker: _Tracker) -> Paragrap
 def _table_flowables(t: T, context: P | None, heading: Flowable | None, tracker: _Tracker) -> list[Flowable]:
     n_head = len(t.header_rows)
     # Render form: a spanned header shows its text once, in its top-left cell.
-    covered = {
-        (r, c)
-        for (r0, c0, nr, nc) in t.spans
-        for r in range(r0, r0 + nr)
-        for c in range(c0, c0 + nc)
-        if (r, c) != (r0, c0)
-    }
+    covered = {(r, c) for (r0, c0, nr, nc) in t.spans for r in range(r0, r0 + nr) for c in range(c0, c0 + nc) if (r, c) != (r0, c0)}
     data: list[list[object]] = []
     for r, row in enumerate(t.header_rows):
         data.append(["" if (r, c) in covered else v for c, v in enumerate(row)])
     for row in t.body_rows:
-        data.append(
-            [Paragraph(escape(v), tracker.styles["cell"]) if c in t.wrap_cols else v for c, v in enumerate(row)]
-        )
+        data.append([Paragraph(escape(v), tracker.styles["cell"]) if c in t.wrap_cols else v for c, v in enumerate(row)])
     face = tracker.face
     table = _TrackedTable(data, colWidths=t.col_widths, repeatRows=n_head, hAlign="LEFT")
     table._key, table._tracker = f"{t.key}", tracker
@@ -217,10 +214,7 @@ def _table_flowables(t: T, context: P | None, heading: Flowable | None, tracker:
     table.setStyle(TableStyle(cmds))
 
     caption = _para(escape(t.caption), "caption", f"{t.key}/caption", tracker)
-    notes = [
-        _para(f"{escape(marker)} {escape(text)}", "footnote", f"{t.key}/fn/{marker}", tracker)
-        for marker, text in t.footnotes
-    ]
+    notes = [_para(f"{escape(marker)} {escape(text)}", "footnote", f"{t.key}/fn/{marker}", tracker) for marker, text in t.footnotes]
     if notes:
         notes = [Spacer(1, 3), *notes]
     group: list[Flowable] = [caption, table, *notes] if t.caption_position == "above" else [table, caption, *notes]
@@ -353,9 +347,7 @@ def _render(spec: DocSpec, total_pages: int, tracker: _Tracker) -> tuple[bytes, 
         canvas.line(doc.leftMargin, bottom + 11, width - doc.rightMargin, bottom + 11)
         canvas.setFont(tracker.face.regular, 8)
         canvas.drawString(doc.leftMargin, bottom, labels.footer.format(effective=spec.effective))
-        canvas.drawRightString(
-            width - doc.rightMargin, bottom, labels.page.format(page=canvas.getPageNumber(), total=total_pages)
-        )
+        canvas.drawRightString(width - doc.rightMargin, bottom, labels.page.format(page=canvas.getPageNumber(), total=total_pages))
         canvas.restoreState()
 
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body")

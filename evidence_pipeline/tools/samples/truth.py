@@ -81,9 +81,7 @@ def truth_from_pages(spec: DocSpec, n_pages: int, pages: Mapping[str, list[int]]
         flat += b.blocks if isinstance(b, Columns) else [b]
     for b in flat:
         if isinstance(b, H):
-            sections.append(
-                TruthSection(number=b.number, title=b.title, level=b.level, page=page(f"H/{b.number}"))
-            )
+            sections.append(TruthSection(number=b.number, title=b.title, level=b.level, page=page(f"H/{b.number}")))
     tables = []
     for i, b in enumerate(spec.blocks):
         if not isinstance(b, T):
@@ -106,11 +104,7 @@ def truth_from_pages(spec: DocSpec, n_pages: int, pages: Mapping[str, list[int]]
                 continues=len(set(row_pages)) > 1,
             )
         )
-    figures = [
-        TruthFigure(caption=b.caption, page=page(f"{b.key}/caption"))
-        for b in spec.blocks
-        if isinstance(b, Fig)
-    ]
+    figures = [TruthFigure(caption=b.caption, page=page(f"{b.key}/caption")) for b in spec.blocks if isinstance(b, Fig)]
     questions = [
         TruthQuestion(
             id=f"{spec.doc_id}-q{n:02d}",
@@ -140,7 +134,4 @@ def truth_from_pages(spec: DocSpec, n_pages: int, pages: Mapping[str, list[int]]
 
 def load_truth(truth_dir: Path) -> list[SampleTruth]:
     """Every ``SampleTruth`` JSON in ``truth_dir``, by file name."""
-    return [
-        SampleTruth.model_validate_json(p.read_text(encoding="utf-8"))
-        for p in sorted(Path(truth_dir).glob("*.json"))
-    ]
+    return [SampleTruth.model_validate_json(p.read_text(encoding="utf-8")) for p in sorted(Path(truth_dir).glob("*.json"))]

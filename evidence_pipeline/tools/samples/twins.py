@@ -42,9 +42,7 @@ MANIFEST = "twins.json"
 # A number as printed: "1,200", "0.093", "17.5". Not part of a word or an identifier
 # ("KH2PO4", "316L", "2R", "USP <85>"), not a section number ("2.6.14"), not a leading
 # term of a ratio ("1:350" moves its 350 only).
-_NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.,<])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9_>:]|[.,]\d)"
-)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,<])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9_>:]|[.,]\d)")
 
 
 @dataclass(frozen=True)
@@ -61,19 +59,22 @@ class TwinFamily:
 
 
 FAMILIES: tuple[TwinFamily, ...] = (
-    TwinFamily(lnp_doc, "Lipid Nanoparticle Formulation", "Line {n}",
-               (("mixing skid MX-300 in suite B2", "mixing skid MX-30{n} of line {n} in suite B2"),)),
-    TwinFamily(visual_inspection_doc, "Visual Inspection", "Fill Line FL-{n}",
-               (("on fill line FL-2", "on fill line FL-{n}"),)),
-    TwinFamily(endotoxin_doc, "Endotoxin Testing", "Laboratory M-1{n}",
-               (("laboratory M-12", "laboratory M-1{n}"),)),
-    TwinFamily(calibration_doc, "Calibration of Process Instruments", "Building {n}",
-               (("manufacturing equipment, utilities and cold rooms",
-                 "manufacturing equipment, utilities and cold rooms of building {n}"),)),
-    TwinFamily(hold_time_doc, "Hold Time Limits", "Suite P{n}",
-               (("purification suites P1 and P2", "purification suite P{n}"),)),
-    TwinFamily(toc_doc, "Cleaning Verification", "Suite C{n}",
-               (("in suites B2 and C4", "in suite C{n}"),)),
+    TwinFamily(
+        lnp_doc,
+        "Lipid Nanoparticle Formulation",
+        "Line {n}",
+        (("mixing skid MX-300 in suite B2", "mixing skid MX-30{n} of line {n} in suite B2"),),
+    ),
+    TwinFamily(visual_inspection_doc, "Visual Inspection", "Fill Line FL-{n}", (("on fill line FL-2", "on fill line FL-{n}"),)),
+    TwinFamily(endotoxin_doc, "Endotoxin Testing", "Laboratory M-1{n}", (("laboratory M-12", "laboratory M-1{n}"),)),
+    TwinFamily(
+        calibration_doc,
+        "Calibration of Process Instruments",
+        "Building {n}",
+        (("manufacturing equipment, utilities and cold rooms", "manufacturing equipment, utilities and cold rooms of building {n}"),),
+    ),
+    TwinFamily(hold_time_doc, "Hold Time Limits", "Suite P{n}", (("purification suites P1 and P2", "purification suite P{n}"),)),
+    TwinFamily(toc_doc, "Cleaning Verification", "Suite C{n}", (("in suites B2 and C4", "in suite C{n}"),)),
 )
 
 
@@ -267,8 +268,7 @@ def make_twin(family: TwinFamily, variant: int, doc_id: str, shifter: NumberShif
     if missing:
         raise ValueError(f"{base.doc_id}: distinguishing text not found: {missing}")
     questions = [
-        replace(q, question=q.question.replace(base.doc_id, doc_id), answers=[shift(a) for a in q.answers])
-        for q in base.questions
+        replace(q, question=q.question.replace(base.doc_id, doc_id), answers=[shift(a) for a in q.answers]) for q in base.questions
     ]
     spec = replace(base, doc_id=doc_id, title=f"{base.title}, {label}", blocks=blocks, questions=questions)
     return Twin(spec, base.doc_id, variant, label, family.short_title)
