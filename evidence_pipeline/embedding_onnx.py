@@ -1,5 +1,4 @@
-"""The embedding model on ONNX Runtime: exported once from the local model folder, then
-run without torch.
+"""The embedding model on ONNX Runtime: exported once from the local model folder, then run without torch.
 
 Why: on a few CPU cores the model is most of an ingest's time, and importing torch plus
 loading the sentence-transformers model is most of a cold ``evidence-pipeline search``. ONNX Runtime

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -78,30 +77,6 @@ def _pages(files: Sequence[Path]) -> int:
     return total
 
 
-def _child(folder: str, out: str) -> int:
-    """The measured process: the CLI's ingest, then its own CPU, its workers' and the counts."""
-    from evidence_pipeline.cli import main
-    from evidence_pipeline.work import CLOCK, WORK
-
-    started = time.perf_counter()
-    code = main(["ingest", "--quiet", folder])
-    seconds = time.perf_counter() - started
-    from evidence_pipeline.parser import shared_parser
-    from evidence_pipeline.settings import ParserSettings
-
-    closer = getattr(shared_parser(ParserSettings.from_env()), "close", None)
-    if closer is not None:
-        closer()  # the worker exits and is waited for: its CPU and memory count below
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    Path(out).write_text(json.dumps({
-        "code": code, "ingest_s": seconds,
-        "cpu_s": me.ru_utime + me.ru_stime, "children_cpu_s": kids.ru_utime + kids.ru_stime,
-        "peak_rss_mb": me.ru_maxrss / 1024, "children_peak_rss_mb": kids.ru_maxrss / 1024,
-        "work": WORK.snapshot(), "stages_cpu_s": CLOCK.snapshot(),
-    }))  # fmt: skip
-    return code
-
-
 def ingest(folder: Path, store: Path) -> dict:
     """One cold ``evidence-pipeline ingest folder`` into the fresh ``store``, measured from outside."""
     from evidence_pipeline.corpus import expand_paths
@@ -114,7 +89,7 @@ def ingest(folder: Path, store: Path) -> dict:
         load = load_1min()
         started = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-m", "evidence_pipeline.benchmark.ingest_e2e", "--child", str(out), str(folder)],
+            [sys.executable, "-m", "evidence_pipeline.benchmark.cli_ingest_probe", str(folder), str(out)],
             capture_output=True, text=True, env=env,
         )  # fmt: skip
         wall = time.perf_counter() - started
@@ -289,10 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keep", default=None, help="build the store here and keep it")
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.child is not None:
-        return _child(args.folder, args.child)
     print(json.dumps(measure(Path(args.folder), args.rounds, Path(args.keep) if args.keep else None), indent=2))
     return 0
 
