@@ -80,3 +80,51 @@ def parse_cached():
         return cache[path]
 
     return parse
+
+
+# Files whose tests start processes, ingest whole corpora, drive a browser or run a bench: marked
+# `slow`, so `make test-fast` (-m 'not slow') stays an edit-test loop. `make test` runs them all.
+SLOW_FILES = {
+    "test_assets.py",
+    "test_bench.py",
+    "test_bench_ingest.py",
+    "test_celery_backfill.py",
+    "test_contract.py",
+    "test_crash_safety.py",
+    "test_embedding_onnx.py",
+    "test_embedding_quant.py",
+    "test_evaluation_cache.py",
+    "test_evaluation_eval.py",
+    "test_evaluation_runner.py",
+    "test_orchestration.py",
+    "test_orchestration_batch.py",
+    "test_parser_ocr.py",
+    "test_parser_quality_robustness.py",
+    "test_parser_read_ahead.py",
+    "test_parser_worker.py",
+    "test_postgres_instance.py",
+    "test_schedules.py",
+    "test_search_page.py",
+    "test_store_concurrency.py",
+    "test_store_index.py",
+    "test_store_reader.py",
+    "test_ui.py",
+    "test_work_counters.py",
+}
+
+
+# Single tests elsewhere that OCR a whole scanned page or parse many files.
+SLOW_TESTS = {
+    "test_a_scanned_pdf_is_read_by_ocr_and_passes_the_check",
+    "test_with_ocr_off_a_scanned_pdf_is_a_warning_and_a_failing_check",
+    "test_scanned_page_without_text",
+    "test_a_scan_has_no_figure_but_a_reason",
+    "test_the_command_prints_each_file_and_the_mean",
+    "test_mutated_pdfs_give_a_document_or_an_error_naming_the_file",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
