@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from evidence_pipeline import pipeline
+from evidence_pipeline.benchmark.timing import page_count
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.work import NAMES, WORK
 
@@ -36,17 +37,6 @@ for _ in range(2):
     runs.append({"code": code, "counts": counts})
 print(json.dumps(runs))
 """
-
-
-def _pages(paths: list[Path]) -> int:
-    import pypdfium2
-
-    total = 0
-    for path in paths:
-        pdf = pypdfium2.PdfDocument(str(path))
-        total += len(pdf)
-        pdf.close()
-    return total
 
 
 def _embedded_pieces(docs, counter) -> tuple[int, int, int]:
@@ -78,7 +68,7 @@ def test_an_ingest_does_each_piece_of_work_once(ingest_counts, sample_corpus, pa
     assert first["code"] == 0 and again["code"] == 0
     counts = first["counts"]
     paths = sorted(sample_corpus.glob("*.pdf"))
-    docs, pages = len(paths), _pages(paths)
+    docs, pages = len(paths), page_count(paths)
     children, texts, pieces = _embedded_pieces([parse_cached(p) for p in paths], token_counter(None))
 
     assert counts.get("dagster.runs") == docs  # one run per document
@@ -137,4 +127,4 @@ def test_a_count_has_a_name_and_the_worker_counts_come_back(sample_corpus):
     with WorkerParser(ParserSettings(timeout_s=120)) as parser, WORK.delta() as counts:
         doc = parser.parse(path)
     # counted in the worker process, added here with the document it parsed
-    assert counts.get("parse.documents") == 1 and counts.get("parse.pages") == doc.n_pages == _pages([path])
+    assert counts.get("parse.documents") == 1 and counts.get("parse.pages") == doc.n_pages == page_count([path])

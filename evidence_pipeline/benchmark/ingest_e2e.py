@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from evidence_pipeline.benchmark.timing import load_1min, percentile
+from evidence_pipeline.benchmark.timing import load_1min, page_count, percentile
 
 # The questions written for the 10-Qs (``make eval-sec``, ``make eval-sec-lookup``): nearly every
 # one names a company and a period, many a statement or one of its rows.
@@ -66,17 +66,6 @@ PARENT_STAGES = ("units", "split", "children", "embed", "sparse", "points", "ups
 QUERY_KINDS = ("routed", "statement", "none", "unknown")
 
 
-def _pages(files: Sequence[Path]) -> int:
-    import pypdfium2
-
-    total = 0
-    for f in files:
-        pdf = pypdfium2.PdfDocument(str(f))
-        total += len(pdf)
-        pdf.close()
-    return total
-
-
 def ingest(folder: Path, store: Path) -> dict:
     """One cold ``evidence-pipeline ingest folder`` into the fresh ``store``, measured from outside."""
     from evidence_pipeline.corpus import expand_paths
@@ -96,7 +85,7 @@ def ingest(folder: Path, store: Path) -> dict:
         if proc.returncode != 0 or not out.is_file():
             raise RuntimeError(f"ingest of {folder} failed: {proc.stderr.strip()[-2000:]}")
         run = json.loads(out.read_text())
-    pages = _pages(files)
+    pages = page_count(files)
     work, stages = run["work"], run["stages_cpu_s"]
     worker_cpu, main_cpu = run["children_cpu_s"], run["cpu_s"]
     in_stages = sum(stages.get(s, 0.0) for s in PARENT_STAGES)

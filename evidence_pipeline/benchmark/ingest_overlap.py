@@ -25,16 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def _pages(files: list[Path]) -> int:
-    import pypdfium2
-
-    total = 0
-    for f in files:
-        pdf = pypdfium2.PdfDocument(str(f))
-        total += len(pdf)
-        pdf.close()
-    return total
+from evidence_pipeline.benchmark.timing import page_count
 
 
 def _child(read_ahead: bool, files: list[str]) -> None:
@@ -51,7 +42,7 @@ def _child(read_ahead: bool, files: list[str]) -> None:
 
 
 def measure(files: list[Path], rounds: int = 1, joint: bool = False) -> dict:
-    pages = _pages(files)
+    pages = page_count(files)
     out: dict = {"documents": len(files), "pages": pages, "runs": []}
     plan = [(False, "mixed"), (True, "mixed")] + ([(True, "joint")] if joint else [])
     for r in range(rounds):

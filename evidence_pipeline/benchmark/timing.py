@@ -42,3 +42,15 @@ def percentile(values: Sequence[float], q: float) -> float:
     pos = (len(xs) - 1) * q / 100.0
     lo, hi = math.floor(pos), math.ceil(pos)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def page_count(files) -> int:
+    """Pages of the PDFs ``files``, read with pypdfium2 (the denominator of every pages/s figure)."""
+    import pypdfium2
+
+    total = 0
+    for f in files:
+        pdf = pypdfium2.PdfDocument(str(f))
+        total += len(pdf)
+        pdf.close()
+    return total
