@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo celery-demo lint test test-fast test-noshared test-isolated dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols eval-sponsor eval-finance-all eval-lookup lookup-questions bench report parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo lint test test-fast test-noshared test-isolated dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols eval-sponsor eval-finance-all eval-lookup lookup-questions ablate bench report parse-quality postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -148,6 +148,29 @@ lookup-questions: install
 eval-lookup: install
 	$(call LINK_DOCS,data/cache/docs/lookup,$(LOOKUP_CORPORA))
 	$(BIN)/evidence-pipeline eval --docs data/cache/docs/lookup --questions data/questions/lookup.jsonl --split $(SPLIT) --out data/reports/eval-lookup --cache data/cache/eval
+
+# What each ranking rule adds, on the validation half of each real-document set (SET=sec ... for
+# one): `full` with every rule, beside itself with each rule off and beside plain BM25 windows, in
+# one run. A rule stays only where it gains here (docs/measurements.md shows the tables).
+ABLATE_SETS := sec finance protocols sponsor lookup
+ABLATE_DOCS_sec := $(SHARED)/sec-10q-dev/pdfs
+ABLATE_QUESTIONS_sec := data/questions/sec-10q.jsonl
+ABLATE_DOCS_finance := data/cache/docs/finance-all
+ABLATE_QUESTIONS_finance := data/cache/docs/finance-all.jsonl
+ABLATE_DOCS_protocols := $(SHARED)/clinical-protocols/pdfs
+ABLATE_QUESTIONS_protocols := data/questions/protocols.jsonl
+ABLATE_DOCS_sponsor := $(SHARED)/sponsor-protocols/pdfs
+ABLATE_QUESTIONS_sponsor := data/questions/sponsor-protocols.jsonl
+ABLATE_DOCS_lookup := data/cache/docs/lookup
+ABLATE_QUESTIONS_lookup := data/questions/lookup.jsonl
+SET ?= $(ABLATE_SETS)
+ABLATE_SPLIT ?= validation
+ablate: install
+	$(call LINK_DOCS,data/cache/docs/finance-all,financebench-dev financebench-more)
+	cat data/questions/financebench.jsonl data/questions/financebench-more.jsonl > data/cache/docs/finance-all.jsonl
+	$(call LINK_DOCS,data/cache/docs/lookup,$(LOOKUP_CORPORA))
+	$(foreach s,$(SET),$(BIN)/evidence-pipeline eval --docs $(ABLATE_DOCS_$(s)) --questions $(ABLATE_QUESTIONS_$(s)) \
+	  --split $(ABLATE_SPLIT) --systems bm25_windows full --ablate --out data/reports/ablate-$(s) --cache data/cache/eval --quiet &&) true
 
 # Speed per stage beside baselines of the same run; first the 10-Qs ingested end to end by
 # `evidence-pipeline ingest` in a cold process (pages/s, CPU s/page per stage, peak RSS) and

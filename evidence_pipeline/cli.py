@@ -238,10 +238,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from evidence_pipeline.pipeline import PipelineOptions
 
             options = PipelineOptions(max_parent_tokens=args.max_parent_tokens)
-        report = evaluate(paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None, options=options)
+        ablate = _ablated_rules(args.ablate)
+        report = evaluate(
+            paths, questions, args.systems, wrap=wrap, cache=Path(args.cache) if args.cache else None, options=options, ablate=ablate
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    report["meta"]["split"] = args.split
     if args.out:
         for path in write_outputs(report, Path(args.out)):
             print(f"wrote {path}", file=sys.stderr)
@@ -251,7 +255,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         meta = report["meta"]
         print(f"{meta['n_questions']} questions over {meta['n_docs']} documents ({meta['seconds']['total']} s)")
         print(text_report(report["systems"]))
+        if "ablation" in report:
+            from evidence_pipeline.evaluation.ablation import ablation_table
+            from evidence_pipeline.evaluation.report import plain_table
+
+            print(f"\nwhat each rule adds to full (full minus full without it; points, 95% CI over documents; split {args.split}):")
+            print(plain_table(*ablation_table(report["ablation"])))
     return 0
+
+
+def _ablated_rules(names: list[str] | None) -> tuple[str, ...]:
+    """``--ablate`` alone: every rule; with names: those (ValueError for an unknown one)."""
+    if names is None:
+        return ()
+    from evidence_pipeline.retrieval.rules import ALL_RULES, RULE_NAMES
+
+    for name in names:
+        ALL_RULES.without(name)
+    return tuple(names) or RULE_NAMES
 
 
 def cmd_copy_store(args: argparse.Namespace) -> int:
@@ -453,6 +474,13 @@ def main(argv: list[str] | None = None) -> int:
         "--max-parent-tokens", type=int, default=None, help="split tables above this many word pieces (default: PipelineOptions)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--ablate",
+        nargs="*",
+        metavar="RULE",
+        default=None,
+        help="also ask the full system with each ranking rule off (all rules, or those named) and print what each adds",
+    )
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(

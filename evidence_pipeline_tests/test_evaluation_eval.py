@@ -36,7 +36,10 @@ def eval_run(tmp_path_factory) -> tuple[dict, Path, str]:
 
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
-        rc = main(["eval", "--docs", str(corpus), "--questions", str(questions), "--json", "--out", str(out), "--quiet"])
+        rc = main(
+            ["eval", "--docs", str(corpus), "--questions", str(questions), "--json", "--out", str(out), "--quiet"]
+            + ["--ablate", "routing", "whole_table"]
+        )
     assert rc == 0
     return json.loads(stdout.getvalue()), out, stdout.getvalue()
 
@@ -94,3 +97,25 @@ def test_cli_offers_every_system(tmp_path: Path, capsys):
         main(["eval", "--docs", str(tmp_path), "--questions", "q.jsonl", "--systems", "bm25"])
     err = capsys.readouterr().err
     assert "choose from " + ", ".join(f"'{s}'" for s in SYSTEMS) in err
+
+
+def test_ablate_writes_each_rules_contribution_to_the_report(eval_run):
+    _, out, _ = eval_run
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert list(report["ablation"]) == ["routing", "whole_table"]
+    full = report["systems"]["full"]["overall"]["evidence_hit@1"]
+    for rule, entry in report["ablation"].items():
+        block = entry["evidence_hit@1"]
+        assert block["full"] == pytest.approx(full), rule
+        assert block["gain"] == pytest.approx(block["full"] - block["without"]), rule
+        assert block["ci95"][0] <= block["gain"] <= block["ci95"][1], rule
+    assert "## What each ranking rule adds to `full`" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_ablate_rejects_a_rule_that_does_not_exist(tmp_path: Path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "q", "question": "?", "doc_id": "D", "answers": ["x"]}\n', encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "D.md").write_text("# D\n\nx\n", encoding="utf-8")
+    assert main(["eval", "--docs", str(tmp_path / "docs"), "--questions", str(questions), "--ablate", "nope"]) == 2
+    assert "no ranking rule 'nope'" in capsys.readouterr().err

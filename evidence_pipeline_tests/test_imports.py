@@ -39,7 +39,8 @@ LAYERS: list[tuple[str, set[str]]] = [
 
 # Inside ``retrieval``: the query read once, the rules, then the stages in their order.
 RETRIEVAL_LAYERS: list[set[str]] = [
-    {"query"}, {"named_documents", "named_rows", "named_statements"}, {"route"}, {"candidates"}, {"fuse"}, {"expand", "budget"},
+    {"query", "rules"}, {"named_documents", "named_rows", "named_statements", "reference", "coverage"}, {"route"}, {"candidates"},
+    {"fuse"}, {"expand", "budget"},
     {"flow"}, {""},
 ]  # fmt: skip
 # The framework adapters' and the service's own dependencies (extras): the core runs without them.

@@ -77,3 +77,15 @@ def test_over_budget_the_pieces_holding_the_query_terms_come_back(split_store):
     assert "<td>Stream 83</td>" in hit.parent_text
     assert len(hit.parent_text) < sum(len(p.text) for p in pieces) / 3
     assert set(holder.pages) <= set(hit.pages)
+
+
+def test_with_the_whole_table_rule_off_a_piece_comes_back_alone(split_store):
+    from evidence_pipeline.retrieval import search_store
+    from evidence_pipeline.retrieval.rules import ALL_RULES
+
+    settings, units = split_store
+    with open_store(settings) as store:
+        [off] = search_store(store, Embedder(), "maximum pressure of Stream 57", k=1, rules=ALL_RULES.without("whole_table"))
+        [single] = search_store(store, Embedder(), "maximum pressure of Stream 57", k=1, whole_table_tokens=0)
+    assert off.parent_text == single.parent_text
+    assert off.parent_text in {u.text for u in units if u.kind == "table"}

@@ -34,6 +34,19 @@ EVAL_SETS: dict[str, tuple[str, str]] = {
     "eval-sec-lookup": ("make eval-sec-lookup", "the same 10-Qs, figure lookups"),
     "eval-finance": ("make eval-finance", "FinanceBench's filings"),
     "eval-protocols": ("make eval-protocols", "clinical-trial protocols and consent forms"),
+    "eval-sponsor": ("make eval-sponsor", "fourteen sponsor-written protocols, hand-written questions"),
+    "eval-finance-all": ("make eval-finance-all", "FinanceBench's 30 filings, dev and more questions"),
+    "eval-lookup": ("make eval-lookup", "cell lookups generated from pdfplumber's tables of five corpora"),
+    **{
+        f"ablate-{name}": (f"make ablate (SET={name})", f"the validation half of {about}, each ranking rule off in turn")
+        for name, about in (
+            ("sec", "the 10-Qs"),
+            ("finance", "FinanceBench dev + more"),
+            ("protocols", "the clinical protocols"),
+            ("sponsor", "the sponsor protocols"),
+            ("lookup", "the generated lookups"),
+        )
+    },
 }
 BENCH_COMMAND = "make bench"
 
@@ -182,6 +195,8 @@ def _eval_section(entry: Found) -> list[str]:
         facts.append(f"{meta['n_questions']} questions")
     if "n_docs" in meta:
         facts.append(f"{meta['n_docs']} documents")
+    if meta.get("split") and meta["split"] != "all":
+        facts.append(f"the {meta['split']} half (documents split by a hash of their id)")
     for key, label in (("parser", "parser"), ("embed_backend", "embeddings")):
         if meta.get(key):
             facts.append(f"{label} `{meta[key]}`")
@@ -193,7 +208,13 @@ def _eval_section(entry: Found) -> list[str]:
         n = system.get("n", overall.get("n"))
         label = f"**{name}**" if name == "full" else name
         rows.append([label, "-" if n is None else str(n), *(_metric(overall.get(k), k) for k, _ in METRIC_COLUMNS), _ci(overall)])
-    return lines + _table(header, rows) + [""]
+    lines += _table(header, rows) + [""]
+    if isinstance(data.get("ablation"), dict) and data["ablation"]:
+        from evidence_pipeline.evaluation.ablation import ablation_table
+
+        lines += ["What each ranking rule adds to `full` (full minus full with the rule off; points, 95% CI over documents):", ""]
+        lines += _table(*ablation_table(data["ablation"])) + [""]
+    return lines
 
 
 def _number(value: Any) -> str:

@@ -42,13 +42,13 @@ def _ci(block: Mapping[str, Any]) -> str:
     return "-" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
@@ -78,7 +78,7 @@ def _kind_rows(systems: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def text_report(systems: Mapping[str, Any]) -> str:
-    parts = ["All questions", _table(*_metric_rows(systems)), "", f"{HEADLINE} by kind", _table(*_kind_rows(systems))]
+    parts = ["All questions", plain_table(*_metric_rows(systems)), "", f"{HEADLINE} by kind", plain_table(*_kind_rows(systems))]
     return "\n".join(parts)
 
 
@@ -150,8 +150,8 @@ def markdown_report(report: Mapping[str, Any]) -> str:
     if "chunks" in meta:
         lines.append("- indexed points: " + ", ".join(f"{k} {v}" for k, v in meta["chunks"].items()))
     lines += ["", "Metrics as defined in `shared/eval/FORMAT.md`; CI: bootstrap over documents, 1000 draws, seed 0.", ""]
-    lines += ["## All questions", "", _md_table(*_metric_rows(systems)), ""]
-    lines += [f"## {HEADLINE} by kind", "", _md_table(*_kind_rows(systems)), ""]
+    lines += ["## All questions", "", md_table(*_metric_rows(systems)), ""]
+    lines += [f"## {HEADLINE} by kind", "", md_table(*_kind_rows(systems)), ""]
     lines += ["![evidence_hit@1 by kind](report.png)", ""]
     miss = report.get("misses", {})
     if miss:
@@ -165,12 +165,18 @@ def markdown_report(report: Mapping[str, Any]) -> str:
                 lines.append(f"  expected {ex['answers']}{must} in `{ex['doc_id']}`; {ex['why']}; evidence rank {rank}  ")
                 lines.append(f"  top context (`{ex['top_doc']}`): {ex['top_head']}")
             lines.append("")
+    if report.get("ablation"):
+        from evidence_pipeline.evaluation.ablation import ablation_table
+
+        lines += ["## What each ranking rule adds to `full`", ""]
+        lines += ["Full minus full with the rule off, in points; 95% CI: bootstrap over documents.", ""]
+        lines += [md_table(*ablation_table(report["ablation"])), ""]
     ranks = report.get("questions", [])
     if ranks:
         names = list(ranks[0]["evidence_rank"])
         rows = [[r["id"], r["kind"], *(str(r["evidence_rank"][n] or "-") for n in names)] for r in ranks]
         lines += ["## Evidence rank per question", "", f"The first context that is evidence, 1 to {K_MAX}; - when none is.", ""]
-        lines += [_md_table(["question", "kind", *names], rows), ""]
+        lines += [md_table(["question", "kind", *names], rows), ""]
     return "\n".join(lines)
 
 

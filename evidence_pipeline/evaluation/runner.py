@@ -76,6 +76,7 @@ def evaluate(
     log: Log = _stderr,
     cache: Path | None = None,
     options: Any = None,
+    ablate: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The full report: ``systems`` (as printed by ``--json``) plus ``meta`` (with the
     only figures that vary between runs: ``seconds``), ``misses`` and ``questions`` (each
@@ -83,7 +84,7 @@ def evaluate(
     started = time.perf_counter()
     docs = parse_documents(paths, with_docling="hybridchunker" in systems, wrap=wrap, log=log, cache=cache)
     parsed_s = time.perf_counter() - started
-    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log, cache=cache, options=options)
+    report = evaluate_docs(docs, questions, systems, wrap=wrap, log=log, cache=cache, options=options, ablate=ablate)
     report["meta"]["seconds"] = {"parse": round(parsed_s, 1), "total": round(time.perf_counter() - started, 1)}
     return report
 
@@ -97,8 +98,10 @@ def evaluate_docs(
     log: Log = _stderr,
     cache: Path | None = None,
     options: Any = None,
+    ablate: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything after parsing: build the systems, ask, score, summarise.
+    """Everything after parsing: build the systems, ask, score, summarise; with ``ablate`` (rule
+    names), also each rule's contribution to ``full`` (``report["ablation"]``, ``ablation``).
 
     Deterministic for the same documents and questions: the bootstrap is seeded, kinds
     are iterated in sorted order and documents in the order given, the BM25 baseline
@@ -123,7 +126,14 @@ def evaluate_docs(
     from evidence_pipeline.pipeline import PipelineOptions
 
     runs = run_systems(
-        docs, questions, systems, embedder=embedder, counter=TokenCounter(None), wrap=wrap, options=options or PipelineOptions()
+        docs,
+        questions,
+        systems,
+        embedder=embedder,
+        counter=TokenCounter(None),
+        wrap=wrap,
+        options=options or PipelineOptions(),
+        ablate=ablate if "full" in systems else (),
     )
     report: dict[str, Any] = {"systems": summarize_runs(runs, questions)}
     report["meta"] = {
@@ -138,4 +148,8 @@ def evaluate_docs(
     if MISS_SYSTEM in runs:
         report["misses"] = misses(questions, runs[MISS_SYSTEM])
     report["questions"] = question_ranks(questions, runs)
+    if ablate and "full" in runs:
+        from evidence_pipeline.evaluation.ablation import contributions
+
+        report["ablation"] = contributions(questions, runs["full"].answers, runs["full"].ablated)
     return report

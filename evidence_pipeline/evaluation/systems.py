@@ -34,6 +34,7 @@ from evidence_pipeline.payload import DocumentStamp, PointPayload
 from evidence_pipeline.pipeline import PipelineOptions, document_points, prepare, sparse_vectors, write_points
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.retrieval import search_store
+from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
@@ -73,6 +74,8 @@ class SystemRun:
     name: str
     n_chunks: int = 0
     answers: list[Answer] = field(default_factory=list)
+    ablated: dict[str, list[Answer]] = field(default_factory=dict)
+    """For ``full`` under ``eval --ablate``: the answers with each ranking rule off, by rule."""
 
 
 class QueryCachingEmbedder(Embedder):
@@ -221,11 +224,13 @@ def built_systems(
         yield opened
 
 
-def answer(index: Store | Bm25Windows, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer) -> Answer:
+def answer(
+    index: Store | Bm25Windows, system: str, question: Question, embedder: Embedder, tokenizer: Tokenizer, rules: Rules = ALL_RULES
+) -> Answer:
     if isinstance(index, Bm25Windows):
         found = [(c.text, c.doc_id, c.pages) for c in index.search(question.question, K_MAX)]
     else:
-        hits = search_store(index, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system])
+        hits = search_store(index, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system], rules=rules)
         found = [(h.parent_text, h.doc_id, h.pages) for h in hits]
     contexts = [Context(text=text, doc_id=doc_id, pages=tuple(pages), n_tokens=tokenizer.count(text)) for text, doc_id, pages in found]
     return Answer(contexts, score_question(question, contexts, tokenizer.spans))
@@ -240,8 +245,10 @@ def run_systems(
     counter: TokenCounter | None = None,
     options: PipelineOptions = PipelineOptions(),
     wrap: Wrap = no_progress,
+    ablate: Sequence[str] = (),
 ) -> dict[str, SystemRun]:
-    """Index ``docs`` into every system, ask every question of each, score the contexts."""
+    """Index ``docs`` into every system, ask every question of each, score the contexts; ask
+    ``full`` again with each rule of ``ablate`` off (``SystemRun.ablated``)."""
     embedder = embedder or QueryCachingEmbedder()
     counter = counter or TokenCounter(None)
     tokenizer = Tokenizer(counter)
@@ -251,4 +258,7 @@ def run_systems(
                 for name in systems:
                     store, run = opened[name]
                     run.answers.append(answer(store, name, question, embedder, tokenizer))
+                    for rule in ablate if name == "full" else ():
+                        off = ALL_RULES.without(rule)
+                        run.ablated.setdefault(rule, []).append(answer(store, name, question, embedder, tokenizer, off))
             return {name: run for name, (_, run) in opened.items()}

@@ -17,6 +17,7 @@ from evidence_pipeline.retrieval.named_rows import NAMED_ROW_DEPTH
 from evidence_pipeline.retrieval.named_statements import NamedStatements
 from evidence_pipeline.retrieval.query import Query
 from evidence_pipeline.retrieval.route import Scope
+from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.sparse import SparseVector
 from evidence_pipeline.store.base import Store, StoredHit
 
@@ -57,14 +58,16 @@ def with_statements(
     return with_lexical(found, ranked)
 
 
-def candidates(store: Store, query: Query, dense: Sequence[float] | None, scope: Scope, k: int) -> Candidates:
+def candidates(store: Store, query: Query, dense: Sequence[float] | None, scope: Scope, k: int, rules: Rules = ALL_RULES) -> Candidates:
     """The ``Candidates`` of ``scope`` for ``query``: at least ``NAMED_ROW_DEPTH`` parents of the
-    store's hybrid ranking (k when more), BM25's first ``LEXICAL_TABLES`` tables and the
-    statements' tables; with ``dense`` None, BM25's ranking alone."""
+    store's hybrid ranking (k when more), BM25's first ``LEXICAL_TABLES`` tables (``rules.lexical_tables``)
+    and the statements' tables; with ``dense`` None, BM25's ranking alone."""
     depth = max(k, NAMED_ROW_DEPTH)
     if dense is None:
         return Candidates(store.sparse_search(query.sparse, depth, doc_ids=scope.doc_ids), NAMED_ROW_DEPTH)
     fused = store.hybrid_search(list(dense), query.sparse, depth, doc_ids=scope.doc_ids)
-    found = with_lexical(fused, store.sparse_search(query.sparse, LEXICAL_TABLES, doc_ids=scope.doc_ids, unit_kind="table"))
+    found = fused
+    if rules.lexical_tables:
+        found = with_lexical(fused, store.sparse_search(query.sparse, LEXICAL_TABLES, doc_ids=scope.doc_ids, unit_kind="table"))
     found = with_statements(found, store, query.sparse, scope.statements, scope.doc_ids)
     return Candidates(found, len(found))

@@ -7,6 +7,7 @@ into a token budget when one is given.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from evidence_pipeline.embedding import Embedder, token_counter
@@ -15,8 +16,10 @@ from evidence_pipeline.retrieval.budget import pack
 from evidence_pipeline.retrieval.candidates import candidates
 from evidence_pipeline.retrieval.expand import WHOLE_TABLE_TOKENS, expand, to_hit
 from evidence_pipeline.retrieval.fuse import fuse, fuse_scopes
+from evidence_pipeline.retrieval.named_statements import NamedStatements
 from evidence_pipeline.retrieval.query import read_query
-from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, Routing, Scope, route
+from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, OFF, Route, Routing, Scope, route
+from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import Store, StoredHit
@@ -38,11 +41,13 @@ def search_store(
     routing: Routing = DEFAULT_ROUTING,
     dense: Sequence[float] | None = None,
     whole_table_tokens: int = WHOLE_TABLE_TOKENS,
+    rules: Rules = ALL_RULES,
 ) -> list[SearchHit]:
     """The k best distinct parents of ``store`` for ``query``, best first, within ``doc_ids`` when
     given. ``dense``: the query's embedding when the caller already has it. A query the embedder
     cannot read (``Embedder.reads``: it only spells it out) is ranked by BM25 alone and not
-    embedded; ``dense_only`` ranks by the dense vector alone, one hit per parent, nothing more."""
+    embedded; ``dense_only`` ranks by the dense vector alone, one hit per parent, nothing more.
+    ``rules``: the ranking rules that run (``rules.Rules``, all by default)."""
     hybrid = embedder.reads(query)
     if dense is None and (hybrid or dense_only):
         dense = embedder.embed_query(query).tolist()
@@ -53,11 +58,21 @@ def search_store(
     vector = dense if hybrid else None
 
     def ranked(scope: Scope) -> list[StoredHit]:  # candidates, fused within their scope
-        return fuse(candidates(store, read, vector, scope, k), read, scope, k)
+        return fuse(candidates(store, read, vector, scope, k, rules), read, scope, k, rules)
 
+    routing = routing if rules.routing else OFF
     plan = route(store, read, routing, doc_ids)
+    if not rules.named_statements:
+        plan = _without_statements(plan)
     stored = fuse_scopes(plan, ranked, routing, k)
-    return expand(store, stored, read, whole_table_tokens)
+    return expand(store, stored, read, whole_table_tokens if rules.whole_table else 0)
+
+
+def _without_statements(plan: Route) -> Route:
+    def bare(scope: Scope | None) -> Scope | None:
+        return dataclasses.replace(scope, statements=NamedStatements("")) if scope is not None else None
+
+    return Route(bare(plan.routed), bare(plan.scope))  # type: ignore[arg-type]
 
 
 def check_query(query: str, k: int | None, token_budget: int | None) -> None:

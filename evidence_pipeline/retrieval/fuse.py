@@ -1,8 +1,10 @@
 """Stage 3, fuse: one ranked list of parents from the candidates of each scope.
 
-Within a scope, the candidates are fused by reciprocal rank (``fusion.rrf``) with the tables
-whose rows the query names and the tables of the statements it names
-(``named_rows.promote_named_rows``), and cut to k. Across scopes (``fuse_scopes``), the routed
+Within a scope, the section chunks among the candidates are reordered by how much of the
+query their whole text holds (``coverage``), the candidates are fused by reciprocal rank
+(``fusion.rrf``) with the tables whose rows the query names and the tables of the statements it
+names (``named_rows.promote_named_rows``), reference material moves below the rest
+(``reference``), and the list is cut to k. Each step is a rule of ``rules.Rules``. Across scopes (``fuse_scopes``), the routed
 documents' list ranks first and the caller's scope fills the rest (``Routing.mode`` "first"),
 or the two lists are fused by weighted RRF ("fusion"). Every parent comes once.
 """
@@ -13,23 +15,39 @@ from collections.abc import Callable, Sequence
 
 from evidence_pipeline.fusion import RRF_K, rrf
 from evidence_pipeline.retrieval.candidates import Candidates
+from evidence_pipeline.retrieval.coverage import by_coverage
 from evidence_pipeline.retrieval.named_rows import promote_named_rows
 from evidence_pipeline.retrieval.query import Query
+from evidence_pipeline.retrieval.reference import reference_last
 from evidence_pipeline.retrieval.route import Route, Routing, Scope
+from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.store.base import StoredHit
+
+
+def _prose(hit: StoredHit) -> bool:
+    return hit.payload.get("unit_kind") != "table"
 
 
 def _parent_text(hit: StoredHit) -> str:
     return hit.payload.get("parent_text", "")
 
 
-def fuse(candidates: Candidates, query: Query, scope: Scope, k: int) -> list[StoredHit]:
-    """The first ``k`` candidates once the rows and statements ``query`` names in ``scope`` have
-    moved their tables up."""
+def fuse(candidates: Candidates, query: Query, scope: Scope, k: int, rules: Rules = ALL_RULES) -> list[StoredHit]:
+    """The first ``k`` candidates once the prose that covers the query's words has moved up
+    (``rules.parent_coverage``), the rows and statements ``query`` names in ``scope`` have moved
+    their tables up (``rules.named_rows``) and reference material has moved below the rest
+    (``rules.reference_last``)."""
     statements = scope.statements
-    return promote_named_rows(
-        candidates.hits, query, _parent_text, depth=candidates.depth, statement=lambda hit: statements.strength(hit.payload)
-    )[:k]
+    hits = candidates.hits
+    if rules.parent_coverage:
+        hits = by_coverage(hits, query.text, _parent_text, movable=_prose)
+    if rules.named_rows:
+        hits = promote_named_rows(hits, query, _parent_text, depth=candidates.depth, statement=lambda hit: statements.strength(hit.payload))
+    elif statements.kinds:
+        hits = promote_named_rows(hits, "", _parent_text, depth=candidates.depth, statement=lambda hit: statements.strength(hit.payload))
+    if rules.reference_last:
+        hits = reference_last(hits, lambda hit: hit.payload, query.text)
+    return hits[:k]
 
 
 def weighted_rrf(rankings: Sequence[tuple[Sequence[StoredHit], float]], k: int, rrf_k: int = RRF_K) -> list[StoredHit]:

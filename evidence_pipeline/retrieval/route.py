@@ -42,6 +42,8 @@ class Routing:
 
 DEFAULT_ROUTING = Routing()
 
+OFF = Routing(mode="off")
+
 CARD_FIELDS = tuple(DocumentStamp.model_fields)
 _routing_indexes: weakref.WeakKeyDictionary[object, tuple[object, str, RoutingIndex]] = weakref.WeakKeyDictionary()
 
