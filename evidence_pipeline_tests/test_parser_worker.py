@@ -153,3 +153,19 @@ def test_a_script_parses_without_importing_docling_and_leaves_no_worker_behind(s
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["tables"] == 2 and out["imported"] == []
     assert _gone(out["pid"])
+
+
+def test_a_parent_that_ignores_sigterm_can_still_stop_its_worker(tmp_path):
+    """Dagster maps SIGTERM to the SIGINT handler, which a shell's background job ignores; the
+    worker inherits that through exec. Without its own SIGTERM handler it outlived ``terminate()``,
+    and the interpreter's exit (multiprocessing joins its children) waited on it for ever."""
+    script = (
+        "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "from evidence_pipeline.parser.worker import WorkerParser\n"
+        "parser = WorkerParser(); parser.start(); process = parser._worker.process\n"
+        "process.terminate(); process.join(10); print(process.exitcode, flush=True)\n"
+        "parser.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == str(-signal.SIGTERM)  # ended by SIGTERM, not still running (None)

@@ -51,6 +51,10 @@ class _Stop(Exception):
 def _serve(conn, settings_json: str) -> None:
     """The worker's loop: build the converter once, then parse one request at a time."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # A parent that ignores SIGTERM passes that on through exec (Dagster maps SIGTERM to the SIGINT
+    # handler, which a shell ignores in a background job): the worker must still end when stopped,
+    # or the interpreter's exit waits on it for ever.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         from docling.datamodel.base_models import InputFormat
 
