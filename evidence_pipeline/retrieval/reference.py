@@ -99,16 +99,8 @@ T = TypeVar("T")
 
 def reference_last(hits: Sequence[T], payload: Any, query: str) -> list[T]:
     """``hits`` with the reference material after every other parent, each part in its order;
-    unchanged when the query asks what a term means, and a reference table stays in place when
-    the query names one of its entries as printed (``names_an_entry``). ``payload``: a hit's payload."""
+    unchanged when the query asks what a term means. ``payload``: a hit's payload."""
     if asks_meaning(query):
         return list(hits)
-    flags = [is_reference(payload(h)) and not names_an_entry(payload(h).get("parent_text", ""), query) for h in hits]
+    flags = [is_reference(payload(h)) for h in hits]
     return [h for h, f in zip(hits, flags) if not f] + [h for h, f in zip(hits, flags) if f]
-
-
-def names_an_entry(text: str, query: str) -> bool:
-    """The query holds one of the table's row labels as printed, as a word of its own ("FDA"):
-    it looks that entry up, and the reference table is its evidence."""
-    tokens = set(re.findall(r"[^\s,;:?()]+", query))
-    return any(label.strip() in tokens for label in row_labels(text) if len(label.strip()) >= 2)
