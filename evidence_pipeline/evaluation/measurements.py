@@ -38,7 +38,7 @@ EVAL_SETS: dict[str, tuple[str, str]] = {
     "eval-finance-all": ("make eval-finance-all", "FinanceBench's 30 filings, dev and more questions"),
     "eval-lookup": ("make eval-lookup", "cell lookups generated from pdfplumber's tables of five corpora"),
     **{
-        f"ablate-{name}": (f"make ablate (SET={name})", f"the validation half of {about}, each ranking rule off in turn")
+        f"ablate-{name}": (f"make ablate (SET={name})", f"{about}, each ranking rule off in turn")
         for name, about in (
             ("sec", "the 10-Qs"),
             ("finance", "FinanceBench dev + more"),
