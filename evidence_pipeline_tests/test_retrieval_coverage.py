@@ -13,7 +13,7 @@ OTHER = "Adverse events are recorded at every visit and reported within 24 hours
 
 def test_the_text_holding_every_distinctive_word_scores_highest():
     words = query_words(QUERY)
-    assert {"temperatur", "agalsidas", "stor"} <= words or {"temperature", "agalsidase", "stored"} <= words
+    assert words == {"temperature", "agalsidase", "beta", "vial", "stored"}  # stopwords out, plurals folded
     scores = coverage_scores([SYNOPSIS, STORAGE, OTHER], words)
     assert scores[1] > scores[0] > scores[2] == 0.0
 

@@ -24,16 +24,17 @@ from evidence_pipeline.fusion import RRF_K, rrf
 COVERAGE_WEIGHT = 1.0
 """Weight of the coverage-ordered list against the candidates' own order (weight 1)."""
 
+K1, B = 1.2, 0.75
+"""BM25's term-frequency saturation and length normalisation, over the candidates' lengths."""
+CHARS_PER_TOKEN = 6.0
+"""A text's length in tokens, estimated from its characters (the normalisation needs no more)."""
+
 T = TypeVar("T")
 
 
 def query_words(query: str) -> frozenset[str]:
     """The BM25 tokens of ``query`` that carry content (no stopwords, no single characters)."""
     return frozenset(t for t in tokenize(query) if t not in STOPWORDS and len(t) > 1)
-
-
-K1, B = 1.2, 0.75
-"""BM25's term-frequency saturation and length normalisation, over the candidates' lengths."""
 
 
 def coverage_scores(texts: Sequence[str], words: frozenset[str]) -> list[float]:
@@ -53,10 +54,6 @@ def coverage_scores(texts: Sequence[str], words: frozenset[str]) -> list[float]:
         norm = K1 * (1.0 - B + B * length / mean)
         scores.append(sum(weight[w] * f * (K1 + 1.0) / (f + norm) for w, f in c.items()))
     return scores
-
-
-CHARS_PER_TOKEN = 6.0
-"""A text's length in tokens, estimated from its characters (the normalisation needs no more)."""
 
 
 @functools.lru_cache(maxsize=256)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from evidence_pipeline.tables import row_labels
@@ -97,7 +97,7 @@ def asks_meaning(query: str) -> bool:
 T = TypeVar("T")
 
 
-def reference_last(hits: Sequence[T], payload: Any, query: str) -> list[T]:
+def reference_last(hits: Sequence[T], payload: Callable[[T], Mapping[str, Any]], query: str) -> list[T]:
     """``hits`` with the reference material after every other parent, each part in its order;
     unchanged when the query asks what a term means. ``payload``: a hit's payload."""
     if asks_meaning(query):
