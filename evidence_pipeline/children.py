@@ -69,17 +69,17 @@ def joined_fragments(items: list[str]) -> list[str]:
 def unit_children(unit: EvidenceUnit) -> list[ChildUnit]:
     """The children to embed for ``unit``, in order, each with the unit's location as prefix;
     child ids are ``{unit_id}-c{n}``, empty texts left out."""
-    items: list[tuple[ChildKind, str]] = []
+    items: list[tuple[ChildKind, str, int | None]] = []
     if unit.kind == "table":
-        items.append(("summary", unit.summary))
-        items += [("context", p) for p in unit.context_before]
-        items += [("row", s) for s in unit.row_sentences]
-        items += [("footnote", f) for f in unit.footnotes]
-        items += [("context", p) for p in unit.context_after]
+        items.append(("summary", unit.summary, None))
+        items += [("context", p, None) for p in unit.context_before]
+        items += [("row", s, row) for row, s in enumerate(unit.sentences_by_row) if s]
+        items += [("footnote", f, None) for f in unit.footnotes]
+        items += [("context", p, None) for p in unit.context_after]
     elif unit.kind == "card":
-        items.append(("card", unit.card.retrieval_text if unit.card else ""))
+        items.append(("card", unit.card.retrieval_text if unit.card else "", None))
     else:
-        items += [("sentence", s) for s in joined_fragments([s for p in unit.body for s in sentences(p)])]
+        items += [("sentence", s, None) for s in joined_fragments([s for p in unit.body for s in sentences(p)])]
     return [
         ChildUnit(
             child_id=f"{unit.unit_id}-c{i}",
@@ -90,8 +90,9 @@ def unit_children(unit: EvidenceUnit) -> list[ChildUnit]:
             text=text,
             prefix=unit.prefix,
             locator=unit.location,
+            row=row,
         )
-        for i, (kind, text) in enumerate(items)
+        for i, (kind, text, row) in enumerate(items)
         if text.strip()
     ]
 

@@ -49,6 +49,8 @@ class CollectionContract(BaseModel):
 
 def _type_name(schema: dict[str, Any]) -> str:
     """A JSON-schema property as one short type name: ``string``, ``array of integer``, ``string or null``."""
+    if "$ref" in schema:  # a nested record: its fields are in the key's description
+        return "object"
     if "anyOf" in schema:
         return " or ".join(_type_name(s) for s in schema["anyOf"])
     if "enum" in schema:

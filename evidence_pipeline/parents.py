@@ -13,7 +13,7 @@ from pydantic import Field
 
 from evidence_pipeline.context import render_context
 from evidence_pipeline.payload import PointPayload
-from evidence_pipeline.records import Record, UnitKind
+from evidence_pipeline.records import PageBox, Record, UnitKind
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.splitting import piece_number
 from evidence_pipeline.store import reading_store
@@ -29,6 +29,7 @@ class ParentRecord(Record):
     caption: str | None
     unit_kind: UnitKind
     unit_ids: list[str] = Field(description="its evidence units: one, or one per piece of a split table")
+    boxes: list[PageBox] = Field(default_factory=list, description="where its pieces are printed, in order; [] without page geometry")
     text: str = Field(description="what the language model reads: every piece, shared headers once")
 
 
@@ -48,6 +49,7 @@ def parent_record(points: Sequence[StoredHit]) -> ParentRecord | None:
         caption=first.caption,
         unit_kind=first.unit_kind,
         unit_ids=[h.unit_id for h in hits],
+        boxes=[b for h in hits for b in h.boxes],
         text=render_context(hits),
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
-from evidence_pipeline.records import ChildKind, ChildUnit, DocumentCard, EvidenceUnit, ParsedDoc, Record, SearchHit, UnitKind
+from evidence_pipeline.records import ChildKind, ChildUnit, DocumentCard, EvidenceUnit, PageBox, ParsedDoc, Record, SearchHit, UnitKind
 
 
 class DocumentStamp(Record):
@@ -40,21 +40,25 @@ class DocumentStamp(Record):
     bm25_tokenizer: str | None = Field(
         None, description="bm25_query.TOKENIZER_VERSION the bm25 vector was built with; an application's copy must match"
     )
+    source: str | None = Field(
+        None, description="path of the file the points were built from, as ingest read it; the service serves it by doc_id only"
+    )
 
     @classmethod
     def of(cls, doc: ParsedDoc, pipeline_version: str, card: DocumentCard | None = None) -> DocumentStamp:
         """The stamp of ``doc``; without ``card`` (flat baselines) the card fields stay empty."""
         card = card or DocumentCard(doc_id=doc.doc_id, title=doc.title)
-        return cls.for_card(card, doc.content_hash, pipeline_version)
+        return cls.for_card(card, doc.content_hash, pipeline_version, source=doc.source)
 
     @classmethod
-    def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str) -> DocumentStamp:
+    def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str, source: str | None = None) -> DocumentStamp:
         fields = card.model_dump(include=set(cls.model_fields))
         return cls(
             doc_title=card.title,
             content_hash=content_hash,
             pipeline_version=pipeline_version,
             bm25_tokenizer=TOKENIZER_VERSION,
+            source=source,
             **fields,
         )
 
@@ -87,6 +91,13 @@ class PointPayload(DocumentStamp):
     unit_kind: UnitKind = Field(description="table or section chunk")
     child_kind: ChildKind = Field(description="what the child is: a row sentence, context, summary, ...")
     text: str = Field(description="the child's own text (without the location prefix it was embedded with)")
+    # Optional so that points written before the fields existed still read; they say [] and None.
+    boxes: list[PageBox] = Field(
+        default_factory=list,
+        description="where the unit is printed: one region per page {page, l, t, r, b, page_width, page_height}, PDF points from "
+        "the page's top-left corner; [] for formats without pages",
+    )
+    row_box: PageBox | None = Field(None, description="a row child: where its row is printed (same form as boxes), else None")
 
     @classmethod
     def for_child(cls, stamp: DocumentStamp, unit: EvidenceUnit, child: ChildUnit) -> PointPayload:
@@ -103,6 +114,8 @@ class PointPayload(DocumentStamp):
             unit_kind=unit.kind,
             child_kind=child.kind,
             text=child.text,
+            boxes=unit.boxes,
+            row_box=unit.row_boxes[child.row] if child.row is not None and child.row < len(unit.row_boxes) else None,
         )
 
     def search_hit(self, score: float) -> SearchHit:
@@ -120,4 +133,6 @@ class PointPayload(DocumentStamp):
             matched_text=self.text,
             parent_text=self.parent_text,
             statement=self.statement,
+            boxes=self.boxes,
+            row_box=self.row_box,
         )

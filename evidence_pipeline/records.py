@@ -72,6 +72,32 @@ class BBox(Record):
         return 0.0
 
 
+class PageBox(Record):
+    """A region of one page, for a viewer to draw: PDF points, top-left origin, with the
+    page's own size so it can be scaled to any rendering (``x / page_width`` of the image)."""
+
+    page: int = Field(description="1-based page")
+    l: float
+    t: float
+    r: float
+    b: float
+    page_width: float
+    page_height: float
+
+    @classmethod
+    def of(cls, page: int, box: BBox, size: tuple[float, float]) -> PageBox:
+        return cls(
+            page=page, l=round(box.l, 1), t=round(box.t, 1), r=round(box.r, 1), b=round(box.b, 1), page_width=size[0], page_height=size[1]
+        )
+
+
+def union_boxes(boxes: list[BBox]) -> BBox | None:
+    """The smallest box around ``boxes``; None for none."""
+    if not boxes:
+        return None
+    return BBox(l=min(b.l for b in boxes), t=min(b.t for b in boxes), r=max(b.r for b in boxes), b=max(b.b for b in boxes))
+
+
 class TextBlock(Record):
     """One piece of text in reading order: a paragraph, header, caption, footnote..."""
 
@@ -108,6 +134,9 @@ class Table(Record):
     page: int | None = None
     bbox: BBox | None = None
     pages: list[int] = Field(default_factory=list)
+    row_boxes: list[BBox | None] = Field(
+        default_factory=list, description="box of each grid row on ``page`` (its cells' union); empty without geometry"
+    )
     caption: str | None = None
     footnotes: list[str] = Field(default_factory=list)
     continues: str | None = Field(default=None, description="id of the table this one continues (a table crossing a page)")
@@ -148,6 +177,9 @@ class ParsedDoc(Record):
     n_pages: int
     content_hash: str
     parser: str
+    page_sizes: dict[int, tuple[float, float]] = Field(
+        default_factory=dict, description="page -> (width, height) in points; empty without geometry"
+    )
     blocks: list[TextBlock] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -261,6 +293,8 @@ class EvidenceUnit(Record):
     header: list[list[str]] = Field(default_factory=list, description="column header rows")
     rows: list[list[str]] = Field(default_factory=list, description="body rows")
     row_pages: list[int | None] = Field(default_factory=list, description="page of each body row")
+    boxes: list[PageBox] = Field(default_factory=list, description="where the unit is printed: one region per page; empty without geometry")
+    row_boxes: list[PageBox | None] = Field(default_factory=list, description="where each body row is printed")
     row_header_cols: int = 1
     body: list[str] = Field(default_factory=list, description="paragraphs of a section chunk")
     piece: int = 0
@@ -282,12 +316,16 @@ class EvidenceUnit(Record):
         return tables.column_paths(self.header, self.n_cols)
 
     @property
-    def row_sentences(self) -> list[str]:
+    def sentences_by_row(self) -> list[str]:
+        """One sentence per body row, aligned with ``rows``; "" for a row that says nothing."""
         paths = self.column_paths
         rows = tables.carry_down(self.rows, self.row_header_cols)
         notes = tables.footnote_map(self.footnotes)
-        sentences = [tables.row_sentence(r, paths, self.row_header_cols, notes) for r in rows]
-        return [s for s in sentences if s]
+        return [tables.row_sentence(r, paths, self.row_header_cols, notes) for r in rows]
+
+    @property
+    def row_sentences(self) -> list[str]:
+        return [s for s in self.sentences_by_row if s]
 
     @property
     def table_html(self) -> str:
@@ -409,6 +447,7 @@ class ChildUnit(Record):
         description="where the child lives, short (EvidenceUnit.prefix): its vector is mixed with the text's (Embedder.embed_children)"
     )
     locator: str = Field("", description="where the child lives, whole (EvidenceUnit.location): indexed by BM25 with the text")
+    row: int | None = Field(None, description="a row child: the index of its body row in the unit (``EvidenceUnit.rows``)")
 
     @property
     def embed_text(self) -> str:
@@ -442,6 +481,10 @@ class SearchHit(Record):
         None,
         description='the primary financial statement the table is ("income statement", "balance sheet", "cash flow statement"), else None',
     )
+    boxes: list[PageBox] = Field(
+        default_factory=list, description="where the parent is printed, one region per page; empty for formats without pages"
+    )
+    row_box: PageBox | None = Field(None, description="where the matched row is printed, when the best child is a table row")
 
 
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:

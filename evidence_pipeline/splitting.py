@@ -8,7 +8,8 @@ pieces keep the original table id as ``parent_id`` so search dedupes them.
 
 from __future__ import annotations
 
-from evidence_pipeline.records import EvidenceUnit
+from evidence_pipeline.page_boxes import regions
+from evidence_pipeline.records import BBox, EvidenceUnit
 from evidence_pipeline.tables import table_html
 from evidence_pipeline.units import TokenCount, approx_tokens
 
@@ -27,7 +28,9 @@ def piece_number(unit_id: str, parent_id: str) -> int:
 def split_unit(unit: EvidenceUnit, max_tokens: int, count_tokens: TokenCount = approx_tokens) -> list[EvidenceUnit]:
     if unit.kind != "table" or len(unit.rows) < 2 or count_tokens(unit.text) <= max_tokens:
         return [unit]
-    bare = unit.model_copy(update={"rows": [], "row_pages": [], "context_before": [], "context_after": [], "footnotes": []})
+    bare = unit.model_copy(
+        update={"rows": [], "row_pages": [], "row_boxes": [], "context_before": [], "context_after": [], "footnotes": []}
+    )
     base = count_tokens(bare.text)
     head = count_tokens("\n".join(unit.context_before))
     tail = count_tokens("\n".join([*unit.footnotes, *unit.context_after]))
@@ -68,13 +71,18 @@ def _pieces(unit: EvidenceUnit, groups: list[list[int]]) -> list[EvidenceUnit]:
     for n, rows in enumerate(groups):
         first, last = n == 0, n == len(groups) - 1
         pages = sorted({p for i in rows if i < len(unit.row_pages) and (p := unit.row_pages[i]) is not None})
+        row_boxes = [unit.row_boxes[i] for i in rows if i < len(unit.row_boxes)]
+        sizes = {b.page: (b.page_width, b.page_height) for b in row_boxes if b is not None}
+        boxes = regions([(b.page, BBox(l=b.l, t=b.t, r=b.r, b=b.b)) for b in row_boxes if b is not None], sizes)
         pieces.append(
             unit.model_copy(
                 update={
                     "unit_id": piece_id(unit.unit_id, n),
                     "rows": [unit.rows[i] for i in rows],
                     "row_pages": [unit.row_pages[i] for i in rows if i < len(unit.row_pages)],
+                    "row_boxes": row_boxes,
                     "pages": pages or unit.pages,
+                    "boxes": boxes or unit.boxes,
                     "context_before": unit.context_before if first else [],
                     "footnotes": unit.footnotes if last else [],
                     "context_after": unit.context_after if last else [],

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from evidence_pipeline.records import EvidenceUnit, ParsedDoc, Table, TextBlock
+from evidence_pipeline.page_boxes import page_box, regions
+from evidence_pipeline.records import BBox, EvidenceUnit, ParsedDoc, Table, TextBlock
 from evidence_pipeline.table_notes import notes_after
 from evidence_pipeline.tables import is_key_value, text_row
 from evidence_pipeline.text import BULLET_GLYPHS, CONTENTS_ENTRY_RE, DOT_LEADER_RE, FIGURE_LABEL_RE, names_table
@@ -115,7 +116,8 @@ def _looks_like_header(row: list[str]) -> bool:
     return bool(filled) and not any(re.fullmatch(r"[\d.,%$()\-–+ ]+", c.strip()) for c in filled) and not text_row(row)
 
 
-def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], list[int | None]]:
+def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], list[int | None], list[BBox | None]]:
+    """Header rows, body rows, and each body row's page and box, over a table and its continuation parts."""
     root = parts[0]
     grid = root.grid()
     n_header = root.header_rows
@@ -124,6 +126,7 @@ def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], l
     header = grid[:n_header]
     rows = grid[n_header:]
     pages: list[int | None] = [root.page] * len(rows)
+    boxes = _boxes_of(root, n_header, len(rows))
     for part in parts[1:]:
         part_grid = part.grid()
         skip = part.header_rows
@@ -134,7 +137,14 @@ def _table_rows(parts: list[Table]) -> tuple[list[list[str]], list[list[str]], l
         width = len(header[0]) if header else (len(rows[0]) if rows else 0)
         rows += [(r + [""] * width)[: max(width, len(r))] for r in body]
         pages += [part.page] * len(body)
-    return header, rows, pages
+        boxes += _boxes_of(part, skip, len(body))
+    return header, rows, pages, boxes
+
+
+def _boxes_of(table: Table, start: int, n: int) -> list[BBox | None]:
+    """Boxes of ``n`` grid rows of ``table`` from ``start``; None where it has none."""
+    given = table.row_boxes[start : start + n]
+    return [*given, *([None] * (n - len(given)))]
 
 
 def _find_caption(items, i: int, last_index: int, table: Table, header: list[list[str]], options: UnitOptions, used: set[int]):
@@ -287,7 +297,7 @@ def bulleted_list_items(table: Table) -> list[TextBlock] | None:
     if not all(_HAS_LETTER.search(t) for t in texts):  # a dash for "none" beside figures
         return None
     return [
-        TextBlock(id=f"{table.id}/item{n}", label="list_item", text=text, order=table.order, page=table.page)
+        TextBlock(id=f"{table.id}/item{n}", label="list_item", text=text, order=table.order, page=table.page, bbox=table.bbox)
         for n, text in enumerate(texts)
         if text
     ]
@@ -349,7 +359,7 @@ def build_units(
         if not isinstance(item, Table) or item.id in continuation_ids:
             continue
         parts = table_parts[item.id]
-        header, rows, row_pages = _table_rows(parts)
+        header, rows, row_pages, row_boxes = _table_rows(parts)
         if not rows:
             continue
         last = parts[-1]
@@ -383,6 +393,8 @@ def build_units(
                 header=header,
                 rows=rows,
                 row_pages=row_pages,
+                boxes=regions([(part.page, part.bbox) for part in parts], doc.page_sizes),
+                row_boxes=[page_box(p, b, doc.page_sizes) for p, b in zip(row_pages, row_boxes)],
                 row_header_cols=item.row_header_cols() if item.n_cols > 1 else 0,
             )
         )
@@ -485,6 +497,7 @@ def _section_chunks(doc: ParsedDoc, items, paths, used: set[int], options: UnitO
                     doc_id=doc.doc_id,
                     doc_title=doc.title,
                     pages=sorted({b.page for b in group if b.page is not None}),
+                    boxes=regions([(b.page, b.bbox) for b in group], doc.page_sizes),
                     section_path=current_path or [],
                     body=body,
                 )

@@ -259,6 +259,29 @@ def test_search_json_is_the_hits_and_excludes_the_other_views(capsys, monkeypatc
     assert code == 2 and "not allowed with argument" in err
 
 
+def test_search_json_says_where_the_answer_is_printed(capsys, monkeypatch, sample_store, sample_corpus):
+    import pypdfium2 as pdfium
+
+    asked = [q for q in sample_store.questions if q.get("kind") == "table_cell"]
+    seen = 0
+    for q in asked[:4]:
+        code, out, _ = _search_sample(capsys, monkeypatch, sample_store, q["question"], "--json")
+        first = json.loads(out)[0]
+        assert code == 0 and first["doc_id"] == q["doc_id"] and first["boxes"], q["question"]
+        row = first["row_box"]
+        if row is None:  # the best child was not a row: the table's region still holds the answer
+            row = next(b for b in first["boxes"] if b["page"] == q["page"])
+        pdf = pdfium.PdfDocument(str(sample_corpus / f"{q['doc_id']}.pdf"))
+        page = pdf[row["page"] - 1]
+        assert (page.get_width(), page.get_height()) == pytest.approx((row["page_width"], row["page_height"]), abs=0.01)
+        height = row["page_height"]
+        inside = page.get_textpage().get_text_bounded(left=row["l"], bottom=height - row["b"], right=row["r"], top=height - row["t"])
+        pdf.close()
+        assert q["answers"][0] in inside, (q["question"], inside)
+        seen += first["row_box"] is not None
+    assert seen >= 2  # most table-cell questions are answered by a row child
+
+
 def test_parse_json_shows_what_is_embedded(capsys, monkeypatch, sample_corpus, parse_cached):
     from evidence_pipeline.embedding import token_counter
     from evidence_pipeline.pipeline import PipelineOptions, prepare

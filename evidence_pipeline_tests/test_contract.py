@@ -170,3 +170,9 @@ def test_readme_example_returns_the_first_parent_of_search(local_mode, corpus_st
     for answer in answers:
         expected = search(answer["question"], k=3, store_settings=corpus_store)
         assert answer["parents"][0] == expected[0].parent_id, answer["question"]
+        # Where the parent is printed, read from the plain point: the same regions search gives.
+        where = answer["where"][0]
+        assert where["boxes"] == [b.model_dump() for b in expected[0].boxes] and where["boxes"], answer["question"]
+        row = where["row_box"]
+        if row is not None:  # the plain client's best child was a row: its box lies inside the parent's region
+            assert any(b["page"] == row["page"] and b["t"] <= row["t"] + 0.5 and row["b"] <= b["b"] + 0.5 for b in where["boxes"])

@@ -15,7 +15,7 @@ import evidence_pipeline
 PACKAGE = Path(evidence_pipeline.__file__).parent
 CORE = [
     "units", "records", "children", "splitting", "sparse", "retrieval", "pipeline", "corpus", "text", "parser_port",
-    "parents", "contract", "bm25_query", "vocabulary", "fusion", "financial_statements", "context", "payload", "cards",
+    "parents", "contract", "bm25_query", "vocabulary", "fusion", "financial_statements", "context", "payload", "cards", "page_boxes",
 ]  # fmt: skip
 
 # The package's layers, lowest first: a module imports from its own layer and the layers below,
@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         "work",
     }),
     ("evidence building", {
-        "parser", "parser_port", "corpus", "units", "table_notes", "splitting", "children", "cards", "payload", "sparse",
+        "parser", "parser_port", "corpus", "page_boxes", "units", "table_notes", "splitting", "children", "cards", "payload", "sparse",
         "context", "tools.samples",
     }),
     ("model and store", {"embedding", "embedding_onnx", "embedding_quant", "store", "staleness", "parser.baseline_chunks"}),

@@ -22,10 +22,12 @@ def test_nodes_are_the_parents_search_returns_with_scores_and_metadata(sample_st
     assert nodes[0].node.metadata["caption"] == caption  # the table that answers it, first
     assert [(n.node.node_id, n.score) for n in nodes] == [(h.parent_id, h.score) for h in hits]
     for node, hit in zip(nodes, hits):
-        assert node.node.metadata == {key: getattr(hit, key) for key in METADATA_KEYS}
+        assert node.node.metadata == {key: hit.model_dump()[key] for key in METADATA_KEYS}
         # What a language model or an embedding model is shown: the parent text alone.
         assert node.node.get_content(metadata_mode=MetadataMode.LLM) == hit.parent_text
         assert node.node.get_content(metadata_mode=MetadataMode.EMBED) == hit.parent_text
+    where = nodes[0].node.metadata
+    assert where["boxes"] and all(isinstance(b, dict) for b in where["boxes"])  # plain JSON, for any vector store
 
 
 def test_options_filter_documents_and_budget(sample_store):

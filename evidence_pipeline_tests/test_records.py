@@ -62,6 +62,9 @@ PAYLOAD_KEYS = {
     "unit_kind",
     "child_kind",
     "text",
+    "source",  # the file it was read from
+    "boxes",
+    "row_box",  # where it is printed
 }
 
 
@@ -101,7 +104,7 @@ def test_payload_of_a_table_row_round_trips(prepared):
 
 # Optional on purpose: points written before the key existed read as None (unknown tokenizer;
 # no statement known: stores of pipeline version 19 and before, read until they are re-ingested).
-OPTIONAL_KEYS = {"bm25_tokenizer", "statement"}
+OPTIONAL_KEYS = {"bm25_tokenizer", "statement", "source", "boxes", "row_box"}
 
 
 def test_a_payload_without_the_tokenizer_version_reads_as_unknown(prepared):
@@ -111,6 +114,19 @@ def test_a_payload_without_the_tokenizer_version_reads_as_unknown(prepared):
     assert stored["bm25_tokenizer"] == TOKENIZER_VERSION
     del stored["bm25_tokenizer"]
     assert PointPayload.model_validate(stored).bm25_tokenizer is None
+
+
+def test_a_markdown_payload_says_it_has_no_page_geometry(prepared):
+    doc, units, children = prepared
+    table = next(u for u in units if u.kind == "table")
+    row = next(c for c in children if c.unit_id == table.unit_id and c.kind == "row")
+    stored = PointPayload.for_child(DocumentStamp.of(doc, "v1"), table, row).model_dump()
+    assert stored["boxes"] == [] and stored["row_box"] is None
+    assert stored["source"] == doc.source and doc.page_sizes == {}
+    for key in ("boxes", "row_box", "source"):  # points written before the fields existed
+        del stored[key]
+    hit = PointPayload.model_validate(stored).search_hit(1.0)
+    assert hit.boxes == [] and hit.row_box is None
 
 
 def test_a_payload_written_before_statements_reads_as_none(prepared):

@@ -6,7 +6,9 @@ Copy ``evidence_pipeline/bm25_query.py`` next to this file (standard library onl
     python qdrant_client_query.py --path ./local-qdrant "..."     # qdrant-client local mode
 
 Dense + BM25 prefetch, reciprocal rank fusion (k=60), one result per parent (table or
-section chunk), printing the parent's text with its document and pages.
+section chunk), printing the parent's text with its document and pages, and where it is
+printed: ``boxes`` (one region per page) and, for a matched table row, ``row_box``, each
+``{page, l, t, r, b, page_width, page_height}`` in PDF points from the page's top-left corner.
 """
 
 from __future__ import annotations
@@ -73,13 +75,22 @@ def main() -> None:
     for question in args.questions:
         hits = search(client, args.collection, model, question, args.k)
         if args.json:
-            print(json.dumps({"question": question, "parents": [h.payload["parent_id"] for h in hits]}))
+            parents = [
+                {"parent_id": h.payload["parent_id"], "boxes": h.payload.get("boxes", []), "row_box": h.payload.get("row_box")}
+                for h in hits
+            ]
+            print(json.dumps({"question": question, "parents": [p["parent_id"] for p in parents], "where": parents}))
             continue
         print(f"Q: {question}")
         for rank, hit in enumerate(hits, 1):
             p = hit.payload
             pages = ", ".join(map(str, p["pages"]))
             print(f"#{rank}  RRF {hit.score:.4f}  {p['doc_id']}  pages {pages}  {p['caption'] or ' > '.join(p['section_path'])}")
+            row = p.get("row_box")
+            if row:  # the matched row, for a viewer to highlight: scale by the page size
+                print(
+                    f"    row on page {row['page']} at ({row['l']:.0f}, {row['t']:.0f})-({row['r']:.0f}, {row['b']:.0f}) of {row['page_width']:.0f}x{row['page_height']:.0f} pt"
+                )
             print(p["parent_text"])
             print()
     client.close()

@@ -15,12 +15,19 @@ __all__ = ["METADATA_KEYS", "SCORE_NOTE", "SearchOptions", "hit_metadata"]
 
 # The SearchHit fields an adapter puts in a document's metadata; the parent's text is the
 # document itself. ``matched_text`` is the child that ranked the parent (a row sentence,
-# a sentence of a section); ``score`` is the reciprocal-rank-fusion score (SCORE_NOTE).
-METADATA_KEYS = ("doc_id", "doc_title", "pages", "caption", "statement", "section_path", "unit_kind", "parent_id", "matched_text", "score")
+# a sentence of a section); ``score`` is the reciprocal-rank-fusion score (SCORE_NOTE);
+# ``boxes`` and ``row_box`` say where the parent and the matched row are printed (``records.PageBox``
+# as plain dicts; [] and None for formats without pages).
+METADATA_KEYS = (
+    "doc_id", "doc_title", "pages", "caption", "statement", "section_path", "unit_kind", "parent_id", "matched_text", "score",
+    "boxes", "row_box",
+)  # fmt: skip
 
 
 def hit_metadata(hit: SearchHit) -> dict[str, Any]:
-    return {key: getattr(hit, key) for key in METADATA_KEYS}
+    """The hit's ``METADATA_KEYS`` as plain JSON values (boxes as dicts)."""
+    dumped = hit.model_dump(include=set(METADATA_KEYS))
+    return {key: dumped[key] for key in METADATA_KEYS}
 
 
 class SearchOptions(BaseModel):

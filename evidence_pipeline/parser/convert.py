@@ -12,7 +12,7 @@ import re
 
 from docling_core.types.doc import DoclingDocument, TableItem
 
-from evidence_pipeline.parser.docling_items import Entry, read_entries, table_cells
+from evidence_pipeline.parser.docling_items import Entry, page_sizes, read_entries, row_boxes, table_cells
 from evidence_pipeline.parser.headings import (
     demote_non_headings,
     join_bare_structural,
@@ -151,6 +151,7 @@ def docling_to_parsed(
                     page=e.page,
                     bbox=e.bbox,
                     pages=e.pages,
+                    row_boxes=row_boxes(doc, item, e.page) if e.bbox is not None else [],
                     caption=" ".join(c.text for c in entries if c.table_of is e and c.label == "caption") or None,
                     footnotes=[c.text for c in entries if c.table_of is e and c.label == "footnote"],
                 )
@@ -179,6 +180,7 @@ def docling_to_parsed(
         n_pages=len(doc.pages),
         content_hash=content_hash,
         parser=parser,
+        page_sizes=page_sizes(doc),
         blocks=blocks,
         tables=out_tables,
         warnings=list(warnings or []),

@@ -109,6 +109,35 @@ def table_cells(item: TableItem) -> tuple[list[TableCell], int]:
     return sorted(cells, key=lambda c: (c.row, c.col)), header_rows
 
 
+def row_boxes(doc: DoclingDocument, item: TableItem, page: int | None) -> list[BBox | None]:
+    """The box of each grid row of ``item`` (top-left origin): the union of the cells that
+    start in it and span only it, else of every cell that starts in it; None for a row
+    whose cells have no box."""
+    height = page_height(doc, page)
+    rows: list[list[tuple[float, float, float, float]]] = [[] for _ in range(item.data.num_rows)]
+    spanning: list[list[tuple[float, float, float, float]]] = [[] for _ in range(item.data.num_rows)]
+    for c in item.data.table_cells:
+        if c.bbox is None or not 0 <= c.start_row_offset_idx < len(rows):
+            continue
+        tl = c.bbox.to_top_left_origin(page_height=height)
+        box = (tl.l, tl.t, tl.r, tl.b)
+        single = c.end_row_offset_idx - c.start_row_offset_idx <= 1
+        (rows if single else spanning)[c.start_row_offset_idx].append(box)
+    out: list[BBox | None] = []
+    for own, wide in zip(rows, spanning):
+        boxes = own or wide
+        if not boxes:
+            out.append(None)
+            continue
+        out.append(BBox(l=min(b[0] for b in boxes), t=min(b[1] for b in boxes), r=max(b[2] for b in boxes), b=max(b[3] for b in boxes)))
+    return out
+
+
+def page_sizes(doc: DoclingDocument) -> dict[int, tuple[float, float]]:
+    """Page number -> (width, height) in points, for every page Docling read."""
+    return {n: (round(p.size.width, 2), round(p.size.height, 2)) for n, p in sorted(doc.pages.items())}
+
+
 def page_height(doc: DoclingDocument, page: int | None) -> float:
     p = doc.pages.get(page) if page is not None else None
     return p.size.height if p is not None else 0.0
