@@ -8,6 +8,8 @@ for applications.
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
@@ -41,14 +43,14 @@ class DocumentStamp(Record):
         None, description="bm25_query.TOKENIZER_VERSION the bm25 vector was built with; an application's copy must match"
     )
     source: str | None = Field(
-        None, description="path of the file the points were built from, as ingest read it; the service serves it by doc_id only"
+        None, description="absolute path of the file the points were built from; the service serves it by doc_id only"
     )
 
     @classmethod
     def of(cls, doc: ParsedDoc, pipeline_version: str, card: DocumentCard | None = None) -> DocumentStamp:
         """The stamp of ``doc``; without ``card`` (flat baselines) the card fields stay empty."""
         card = card or DocumentCard(doc_id=doc.doc_id, title=doc.title)
-        return cls.for_card(card, doc.content_hash, pipeline_version, source=doc.source)
+        return cls.for_card(card, doc.content_hash, pipeline_version, source=os.path.abspath(doc.source) if doc.source else None)
 
     @classmethod
     def for_card(cls, card: DocumentCard, content_hash: str, pipeline_version: str, source: str | None = None) -> DocumentStamp:

@@ -4,7 +4,10 @@ The page runs the question given in its URL (``/?q=...``) as the query box's Ent
 (the form's submit handler and the initial load call the same ``run``). Chromium's
 ``--dump-dom`` returns the page after the search rendered; the first result must be the
 table ``evidence_pipeline.search`` ranks first, rendered as a table with the matched row
-marked. Set EVIDENCE_UI_SCREENSHOTS=<dir> to keep the screenshot (docs/search-page.png).
+marked. ``&show=N`` then opens result N's page view: the page image with the unit's box and
+the matched row's box drawn over it, which must cover the answer's characters as pdfium finds
+them on the page. Set EVIDENCE_UI_SCREENSHOTS=<dir> to keep the screenshots (docs/search-page.png,
+docs/page-view.png).
 """
 
 import os
@@ -23,6 +26,7 @@ from urllib.parse import urlencode
 import pytest
 
 from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
+from evidence_pipeline_tests.page_text import PageText, inside
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -120,14 +124,26 @@ def _chromium(url: str, profile: Path, screenshot: Path) -> str:
     return subprocess.run([*args, "--dump-dom", url], check=True, capture_output=True, timeout=120, text=True).stdout
 
 
-def test_page_shows_the_expected_table_first(server, corpus_store):
+def _row_question(corpus_store):
+    """The first sample question whose best parent is a table matched by one of its rows, and that hit."""
     from evidence_pipeline.retrieval import search
 
-    # The first sample question whose best parent is a table matched by one of its rows.
     for question in sop_questions():
         expected = search(question["question"], k=5, store_settings=corpus_store)[0]
         if expected.unit_kind == "table" and " | " in expected.matched_text:
-            break
+            return question, expected
+    pytest.fail("no sample question is answered by a table row")
+
+
+def _keep(shot: Path) -> None:
+    keep = os.environ.get("EVIDENCE_UI_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)
+
+
+def test_page_shows_the_expected_table_first(server, corpus_store):
+    question, expected = _row_question(corpus_store)
     assert expected.doc_id == question["doc_id"]
 
     shot = server["root"] / "search-page.png"
@@ -146,7 +162,64 @@ def test_page_shows_the_expected_table_first(server, corpus_store):
     marked = re.search(r'<tr class="hit">(.*?)</tr>', dom, re.S).group(1)
     assert row_head in marked
     assert shot.stat().st_size > 20_000
-    keep = os.environ.get("EVIDENCE_UI_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / shot.name)
+    _keep(shot)
+
+
+class _PageView(HTMLParser):
+    """The page view dialog of the dumped page: its state, its figures' pages and images, and
+    the boxes drawn over them (class, page and the CSS percentages of the frame)."""
+
+    def __init__(self):
+        super().__init__()
+        self.state: str | None = None
+        self.images: list[str] = []
+        self.boxes: list[dict] = []
+        self._in_dialog = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "dialog" and a.get("id") == "pageview":
+            self._in_dialog, self.state = True, a.get("data-state")
+        elif self._in_dialog and tag == "img":
+            self.images.append(a.get("src") or "")
+        elif self._in_dialog and tag == "div" and a.get("class") in ("box", "rowbox"):
+            style = dict(re.findall(r"([a-z]+):\s*([\d.]+)%", a.get("style") or ""))
+            self.boxes.append({"class": a["class"], "page": int(a["data-page"]), **{k: float(v) for k, v in style.items()}})
+
+    def handle_endtag(self, tag):
+        if tag == "dialog":
+            self._in_dialog = False
+
+
+def _drawn_in_points(drawn: dict, page_width: float, page_height: float) -> tuple[float, float, float, float]:
+    """(l, t, r, b) in PDF points from the page's top-left corner of a box drawn in percentages."""
+    l, t = drawn["left"] * page_width / 100, drawn["top"] * page_height / 100
+    return l, t, l + drawn["width"] * page_width / 100, t + drawn["height"] * page_height / 100
+
+
+def test_page_view_draws_the_matched_row_over_the_answer(server, corpus_store, sample_corpus):
+    question, expected = _row_question(corpus_store)
+    row_box = expected.row_box
+    assert row_box is not None and expected.boxes, "the hit carries no page geometry"
+    shot = server["root"] / "page-view.png"
+    url = f"{server['url']}/?{urlencode({'q': question['question'], 'show': 1})}"
+    view = _PageView()
+    view.feed(_chromium(url, server["root"] / "profile-view", shot))
+    assert view.state == "loaded" and view.images and all(src.startswith("blob:") for src in view.images)
+    assert sorted(b["page"] for b in view.boxes if b["class"] == "box") == sorted(b.page for b in expected.boxes)
+    drawn_row = next(b for b in view.boxes if b["class"] == "rowbox")
+    drawn_unit = next(b for b in view.boxes if b["class"] == "box" and b["page"] == row_box.page)
+    row = _drawn_in_points(drawn_row, row_box.page_width, row_box.page_height)
+    unit = _drawn_in_points(drawn_unit, row_box.page_width, row_box.page_height)
+    assert inside(row, unit) and row[3] - row[1] < (unit[3] - unit[1]) / 2  # one row of the table, not the table
+
+    with PageText(sample_corpus / f"{expected.doc_id}.pdf", row_box.page) as page:
+        assert (page.width, page.height) == pytest.approx((row_box.page_width, row_box.page_height), abs=0.5)
+        for text in [expected.matched_text.split(" | ")[0], *question["answers"]]:  # the row header and the answer
+            assert any(inside(where, row) for where in page.printed_at(text)), (text, row)
+        # Every word and number printed inside the drawn row is in the matched row's sentence:
+        # the box holds that row and no other.
+        printed = page.words_in(row)
+        assert printed and all(word in expected.matched_text for word in printed), printed
+    assert shot.stat().st_size > 20_000
+    _keep(shot)

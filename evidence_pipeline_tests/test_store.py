@@ -331,6 +331,17 @@ def test_documents_lists_counts_and_versions(backend):
     assert [d.doc_id for d in store.documents()] == ["a"]
 
 
+def test_documents_carry_the_source_and_the_card_period(backend):
+    store = backend()
+    card = {"source": "/data/10q/2023 Q2 ACME.pdf", "doc_type": "10-Q", "period_end": "2023-06-30", "fiscal_year": 2023}
+    points = [p.model_copy(update={"payload": p.payload | card}) for p in make_points("a", {"a/p1": ["x", "y"]})]
+    store.replace_document("a", points)
+    store.replace_document("b", make_points("b", {"b/p1": ["z"]}))
+    a, b = store.documents()
+    assert (a.source, a.doc_type, a.period_end, a.fiscal_year) == tuple(card.values())
+    assert (b.source, b.doc_type, b.period_end, b.fiscal_year) == (None, None, None, None)
+
+
 def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):
     points = make_points("a", {"a/t": ["row one", "row two", "row three"], "a/s": ["prose"]})
     # A split table: its pieces share the parent id, each piece is its own unit with its own text.

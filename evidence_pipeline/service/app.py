@@ -1,4 +1,5 @@
-"""The search service: ``/search``, ``/documents``, ``/health``, ``/contract`` and the search page.
+"""The search service: ``/search``, ``/context``, ``/documents`` (with each document's file and
+page images), ``/health``, ``/contract`` and the search page.
 
 The embedding model loads once, when the app starts, so a query costs an embedding and a
 store query (milliseconds). The embedded Edge store is exclusive per process: requests read
@@ -9,6 +10,9 @@ process requests to the embedded store take turns on a lock; with a Qdrant serve
 
 ``EVIDENCE_API_KEY`` set: every endpoint but ``/health`` and the page itself needs the
 header ``X-API-Key`` with that value.
+
+A document's file and pages are served by doc_id only: the path is the one its points
+record, and only while the file still has their content hash (``service/sources.py``).
 """
 
 from __future__ import annotations
@@ -17,23 +21,29 @@ import hmac
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager, nullcontext
+from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 from evidence_pipeline.contract import collection_contract
 from evidence_pipeline.embedding import Embedder, token_counter
 from evidence_pipeline.errors import EvidencePipelineError
-from evidence_pipeline.retrieval import search
+from evidence_pipeline.records import SearchHit
+from evidence_pipeline.retrieval import check_query, render_context, search
+from evidence_pipeline.service.sources import SourceFile, SourceRefused, on_disk, page_png, recorded_source
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.store import Store, reading_store
+from evidence_pipeline.store.base import DocumentInfo
 
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
+PERIOD = r"^\d{4}(-\d{2}){0,2}$"
 
 
 class Service:
@@ -79,6 +89,82 @@ def _store_error(service: Service, exc: EvidencePipelineError) -> HTTPException:
     return HTTPException(status_code=503, detail=service.store.redact(str(exc)))
 
 
+@dataclass(frozen=True)
+class SearchRequest:
+    """The parameters ``/search`` and ``/context`` share."""
+
+    q: str
+    k: int | None
+    doc_ids: list[str] | None
+    token_budget: int | None
+    doc_type: str | None
+    period: str | None
+
+
+def _search_request(
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the question")],
+    k: Annotated[int | None, Query(ge=1, le=MAX_K, description="at most k parents (default 5)")] = None,
+    doc_id: Annotated[list[str] | None, Query(description="only these documents (repeatable)")] = None,
+    token_budget: Annotated[int | None, Query(ge=1, le=1_000_000, description="parents that fit N tokens")] = None,
+    doc_type: Annotated[str | None, Query(max_length=100, description="only documents of this type (card doc_type, any case)")] = None,
+    period: Annotated[str | None, Query(pattern=PERIOD, description="period_end prefix: 2023, 2023-06, ...")] = None,
+) -> SearchRequest:
+    return SearchRequest(q, k, doc_id or None, token_budget, doc_type, period)
+
+
+def document_matches(doc: DocumentInfo, doc_type: str | None, period: str | None) -> bool:
+    """The document is of ``doc_type`` (any case) and its period ends within ``period`` (a
+    prefix of its ISO ``period_end``); a filter left None matches every document."""
+    if doc_type is not None and (doc.doc_type or "").casefold() != doc_type.casefold():
+        return False
+    return period is None or (doc.period_end or "").startswith(period)
+
+
+def _searched_documents(service: Service, request: SearchRequest) -> list[str] | None:
+    """The doc_ids the search is restricted to (None: every document): the ``doc_id``
+    parameters, narrowed by ``doc_type`` and ``period`` through the stored documents."""
+    if request.doc_type is None and request.period is None:
+        return request.doc_ids
+    with service.opened() as st:
+        docs = st.documents()
+    named = set(request.doc_ids or [d.doc_id for d in docs])
+    return [d.doc_id for d in docs if d.doc_id in named and document_matches(d, request.doc_type, request.period)]
+
+
+def _run_search(service: Service, request: SearchRequest) -> tuple[list[SearchHit], dict[str, str]]:
+    """The hits and the timing headers (``X-Query-Ms``, ``Server-Timing``) of the whole query."""
+    started = time.perf_counter()
+    try:
+        doc_ids = _searched_documents(service, request)
+        if doc_ids == []:  # the filters leave no document
+            check_query(request.q, request.k, request.token_budget)
+            hits: list[SearchHit] = []
+        else:
+            with service.turn():
+                hits = search(
+                    request.q, request.k, token_budget=request.token_budget, store_settings=service.store,
+                    embedding_settings=service.embedding, doc_ids=doc_ids,
+                )  # fmt: skip
+    except ValueError as exc:
+        raise HTTPException(status_code=400, detail=str(exc)) from None
+    except EvidencePipelineError as exc:
+        raise _store_error(service, exc) from None
+    ms = (time.perf_counter() - started) * 1000
+    return hits, {"X-Query-Ms": f"{ms:.1f}", "Server-Timing": f"search;dur={ms:.1f}"}
+
+
+def _source(service: Service, doc_id: str) -> SourceFile:
+    """The document's file, found in the store and checked on disk (outside the store's turn)."""
+    try:
+        with service.opened() as st:
+            recorded = recorded_source(st, doc_id)
+        return on_disk(recorded)
+    except SourceRefused as exc:
+        raise HTTPException(status_code=exc.status, detail=str(exc)) from None
+    except EvidencePipelineError as exc:
+        raise _store_error(service, exc) from None
+
+
 def create_app(
     store: StoreSettings | None = None,
     embedding: EmbeddingSettings | None = None,
@@ -112,33 +198,47 @@ def create_app(
         return JSONResponse({"status": "ok", **body})
 
     @app.get("/search", dependencies=guarded)
-    def search_endpoint(
-        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the question")],
-        k: Annotated[int | None, Query(ge=1, le=MAX_K, description="at most k parents (default 5)")] = None,
-        doc_id: Annotated[list[str] | None, Query(description="only these documents (repeatable)")] = None,
-        token_budget: Annotated[int | None, Query(ge=1, le=1_000_000, description="parents that fit N tokens")] = None,
-    ) -> list[dict]:
-        """The same JSON array as ``evidence-pipeline search --json``."""
-        try:
-            with service.turn():
-                hits = search(
-                    q, k, token_budget=token_budget, store_settings=service.store,
-                    embedding_settings=service.embedding, doc_ids=doc_id or None,
-                )  # fmt: skip
-        except ValueError as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
-        except EvidencePipelineError as exc:
-            raise _store_error(service, exc) from None
+    def search_endpoint(request: Annotated[SearchRequest, Depends(_search_request)], response: Response) -> list[dict]:
+        """The same JSON array as ``evidence-pipeline search --json``; ``doc_type`` and
+        ``period`` narrow the documents searched. ``X-Query-Ms``: the query's time."""
+        hits, timing = _run_search(service, request)
+        response.headers.update(timing)
         return [h.model_dump() for h in hits]
+
+    @app.get("/context", dependencies=guarded, response_class=PlainTextResponse)
+    def context_endpoint(request: Annotated[SearchRequest, Depends(_search_request)]) -> PlainTextResponse:
+        """The same text as ``evidence-pipeline search --context`` (what a language model is
+        given), for the same parameters as ``/search``; empty when nothing is found."""
+        hits, timing = _run_search(service, request)
+        return PlainTextResponse(render_context(hits) + "\n" if hits else "", headers=timing)
 
     @app.get("/documents", dependencies=guarded)
     def documents() -> list[dict]:
-        """Every stored document: id, title, counts of points and parents, content hash, versions."""
+        """Every stored document: id, title, counts of points and parents, content hash, versions,
+        source file, type and period."""
         try:
             with service.opened() as st:
                 return [d.model_dump() for d in st.documents()]
         except EvidencePipelineError as exc:
             raise _store_error(service, exc) from None
+
+    @app.get("/documents/{doc_id}/pages/{page}.png", dependencies=guarded, response_class=Response)
+    def page_image(doc_id: str, page: int) -> Response:
+        """Page ``page`` (1-based) of the document's PDF as a PNG at most 1000 px wide. 404: no
+        such document or page; 409: its file is gone or changed; 415: not a PDF."""
+        source = _source(service, doc_id)
+        try:
+            png = page_png(source, page)
+        except SourceRefused as exc:
+            raise HTTPException(status_code=exc.status, detail=str(exc)) from None
+        return Response(png, media_type="image/png")
+
+    @app.get("/documents/{doc_id}/file", dependencies=guarded, response_class=FileResponse)
+    def document_file(doc_id: str) -> FileResponse:
+        """The file the document was ingested from, shown inline (``#page=N`` opens a PDF at a
+        page). 404: no such document; 409: its file is gone or changed."""
+        source = _source(service, doc_id)
+        return FileResponse(source.path, media_type=source.media_type, filename=source.path.name, content_disposition_type="inline")
 
     @app.get("/contract", dependencies=guarded)
     def contract() -> dict:

@@ -111,10 +111,17 @@ class DocumentInfo(BaseModel):
     content_hash: str
     pipeline_version: str
     bm25_tokenizer: str | None = Field(description="tokenizer version of the bm25 vectors; None for points older than the field")
+    source: str | None = Field(description="path of the file the document was ingested from; None for points older than the field")
+    doc_type: str | None = Field(description="card: document type (10-Q, SOP, ...)")
+    period_end: str | None = Field(description="card: ISO date the reporting period ends")
+    fiscal_year: int | None = Field(description="card: fiscal year covered")
 
 
 # The payload keys ``documents`` reads: small fields only, never the parents' texts.
-DOCUMENT_FIELDS = ["doc_id", "doc_title", "parent_id", "content_hash", "pipeline_version", "bm25_tokenizer"]
+DOCUMENT_FIELDS = [
+    "doc_id", "doc_title", "parent_id", "content_hash", "pipeline_version", "bm25_tokenizer",
+    "source", "doc_type", "period_end", "fiscal_year",
+]  # fmt: skip
 
 
 def documents_of(payloads: Iterator[dict]) -> list[DocumentInfo]:
@@ -146,6 +153,10 @@ def documents_of(payloads: Iterator[dict]) -> list[DocumentInfo]:
             content_hash=str(info.get("content_hash") or ""),
             pipeline_version=str(info.get("pipeline_version") or ""),
             bm25_tokenizer=info.get("bm25_tokenizer"),
+            source=info.get("source"),
+            doc_type=info.get("doc_type"),
+            period_end=info.get("period_end"),
+            fiscal_year=info.get("fiscal_year"),
         )
         for doc_id, info in sorted(seen.items())
     ]
