@@ -69,6 +69,11 @@ _ORG_LABEL = re.compile(
     re.I,
 )
 _IDENTIFIER = re.compile(r"\b[A-Z]{2,6}(?:-[A-Z0-9]{1,6})*-\d{2,6}\b|(?<![A-Za-z0-9])NCT\d{8}(?![0-9])")
+# A code printed on the cover: letters and digits mixed ("AGLU03606", "H8O-MC-GWBQ", "B3461026", "Fx1B-303").
+_CODE = re.compile(r"(?<![\w.-])(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-]|\.\d)")
+MIN_CODE_CHARS = 5
+MIN_CODE_DIGITS = 3
+_DATE_SHAPED = re.compile(r"\d{1,2}-[A-Za-z]{3,9}-\d{2,4}|[A-Za-z]{3,9}-\d{4}")
 _LABELLED_ID = re.compile(
     r"\b(?:protocol|document|project|study|iras|registration)\s+(?:number|no\.?|id)\s*[:：–-]?\s*"
     r"([A-Z0-9][\w./-]{2,20})",
@@ -325,13 +330,35 @@ def _title(doc: ParsedDoc, first: list[Line]) -> str:
         starts = [i for i, ln in enumerate(first) if ln.text == doc.title]
         if starts and (block := first[starts[0]].block) is not None and block.label == "title":
             return _continue(doc.title, first, starts[0] + 1, first[starts[0]])
-    for i, line in enumerate(first):  # the first title-like line from the top of the first page
-        if line.label in ("page_header", "page_footer", "table_cell") or not _good_title(line.text):
-            continue
-        if line.label in ("paragraph", "list_item") and (line.text[0].islower() or len(line.text.split()) > 40):
-            continue  # a sentence carried over from a previous page, or body text
-        return _continue(line.text, first, i + 1, line)
+    # a field's value (the line after "Sponsor:") is no title
+    candidates = [i for i, line in enumerate(first) if _title_like(line) and not (i and first[i - 1].text.rstrip().endswith(":"))]
+    candidates = candidates[:COVER_TITLE_LINES]
+    if candidates:
+        # The first, unless a line below it is at least twice as long (and no sentence that ends
+        # in a period): a cover's type line or address ("CLINICAL STUDY PROTOCOL", a street)
+        # sits above the title it carries.
+        i = max(candidates, key=lambda j: (not first[j].text.rstrip().endswith("."), len(first[j].text.split()), -j))
+        if len(first[i].text.split()) < COVER_TITLE_RATIO * len(first[candidates[0]].text.split()):
+            i = candidates[0]
+        return _continue(first[i].text, first, i + 1, first[i])
     return doc.title.strip() or doc.doc_id
+
+
+COVER_TITLE_LINES = 6
+"""How many title-like lines from the top of the first page compete to be the title."""
+COVER_TITLE_RATIO = 2
+
+
+def _title_like(line: Line) -> bool:
+    """A line that could be a cover's title: no running header, cell or list item, no field
+    label, no line that holds a date, no body text (a paragraph that starts in lower case or
+    runs past 40 words)."""
+    if line.label in ("page_header", "page_footer", "table_cell") or not _good_title(line.text) or find_dates(line.text):
+        return False
+    text = line.text.strip()
+    if line.label == "list_item" or text[0].islower() or (line.label == "paragraph" and len(text.split()) > 40):
+        return False  # an item of a list, a sentence carried over from a previous page, or body text
+    return True
 
 
 def _good_title(text: str) -> bool:
@@ -395,11 +422,32 @@ def _identifiers(doc: ParsedDoc, lines: list[Line], title: str) -> list[str]:
                 if re.search(r"\d", m.group(1)) and not find_dates(m.group(1)):
                     found.append(m.group(1).rstrip(".,"))
     found.extend(ident for ident, pages in running.items() if len(pages) > 1)  # a running header
+    found.extend(_cover_codes([line for line in lines if line.page == min(ln.page for ln in lines)]))
     # the file name is part of the document as it was handed over (registries name files by id)
     found.extend(m.group(0) for m in _IDENTIFIER.finditer(doc.doc_id))
     found.extend(m.group(0) for m in _IDENTIFIER.finditer(title))
     counts = Counter(found)
-    return sorted(counts, key=lambda s: (-counts[s], found.index(s)))[:8]
+    return sorted(counts, key=lambda s: (-counts[s], found.index(s)))[:MAX_IDENTIFIERS]
+
+
+MAX_IDENTIFIERS = 12
+
+
+def _cover_codes(first: list[Line]) -> list[str]:
+    """Codes the first page prints: study, protocol and product codes a reader names the
+    document by. A code mixes capitals and digits, has ``MIN_CODE_CHARS`` characters and
+    ``MIN_CODE_DIGITS`` digits (one is enough in a code of three parts or more: "H8O-MC-GWBQ"),
+    and is no date."""
+    out: list[str] = []
+    for line in first:
+        for m in _CODE.finditer(line.text):
+            code = m.group(0)
+            bare = re.sub(r"[^A-Za-z0-9]", "", code)
+            digits = sum(c.isdigit() for c in bare)
+            enough = digits >= MIN_CODE_DIGITS or (digits and code.count("-") >= 2)
+            if len(bare) >= MIN_CODE_CHARS and enough and not _DATE_SHAPED.fullmatch(code) and not find_dates(code):
+                out.append(code)
+    return list(dict.fromkeys(out))
 
 
 # --------------------------------------------------------------------------- names

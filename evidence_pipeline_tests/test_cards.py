@@ -132,3 +132,36 @@ def test_date_and_name_helpers():
     assert set(find_dates("Oct-16-2023 and 2024-02-12, 12 March 2021")) == {"2023-10-16", "2024-02-12", "2021-03-12"}
     assert short_names("AMAZON.COM, INC.") == ["AMAZON.COM", "AMAZON"]
     assert short_names("American Express Company") == ["American Express"]
+
+
+@pytest.mark.parametrize(
+    "stem, title_start, codes",
+    [
+        # an address and a type line above the study title; the protocol code printed as "Protocol: X/Y"
+        ("NCT00486889_Prot_000", "A Long-term Study to Evaluate Growth and Development Outcomes", {"AGLU03606"}),
+        # the sponsor's line above the title; the codes in the cover's table, a running header
+        ("NCT00935012_Prot_000", "OPEN-LABEL SAFETY AND EFFICACY EVALUATION OF FX-1006A", {"B3461026", "Fx1B-303"}),
+    ],
+)
+def test_a_protocol_cover_gives_its_study_title_and_codes(corpora, first_pages, stem, title_start, codes):
+    card = build_card(first_pages(corpora / "sponsor-protocols" / "pdfs" / f"{stem}.pdf"))
+    assert card.title.startswith(title_start)
+    assert codes <= set(card.identifiers)
+    assert not any(find_dates(i) for i in card.identifiers)
+
+
+def test_a_field_value_below_the_title_is_not_taken_for_it(corpora, first_pages):
+    # The title first; the investigators' names and affiliations below are longer, and no title.
+    card = build_card(first_pages(corpora / "clinical-protocols" / "pdfs" / "NCT06152666_Prot_000.pdf"))
+    assert card.title.startswith("Understanding enablers, barriers, and unexpected outcomes")
+
+
+def test_cover_codes_mix_capitals_and_digits_and_are_no_dates():
+    from evidence_pipeline.cards import Line, _cover_codes
+
+    lines = [
+        Line("Protocol H8O-MC-GWBQ(e) Safety and Efficacy of Exenatide", 1, "title"),
+        Line("STUDY NUMBER: AGAL02603/MSC12868 VERSION DATE: 23-Mar-2018, JAN-2011", 1, "section_header"),
+        Line("Version 2.0, COVID-19, ISO 9001, page 12 of 40, HPV-16", 1, "paragraph"),
+    ]
+    assert _cover_codes(lines) == ["H8O-MC-GWBQ", "AGAL02603", "MSC12868"]
