@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 SAMPLE_QUESTION ?= What is the maximum flow rate for Aqueous Phase 1 in SOP-8812?
 
-.PHONY: install scaleout demo celery-demo lint test test-fast test-noshared test-isolated dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols eval-sponsor eval-finance-all eval-lookup lookup-questions ablate bench report parse-quality postgres postgres-stop dev-postgres bench-dagster
+.PHONY: install scaleout demo celery-demo lint test test-fast test-noshared test-isolated dev corpus screenshots clean-data eval eval-scanned eval-twins eval-korean eval-sec eval-sec-lookup eval-finance eval-protocols eval-sponsor eval-finance-all eval-lookup lookup-questions ablate bench report parse-quality coverage postgres postgres-stop dev-postgres bench-dagster
 
 # The CPU torch goes in first: anything that pulls torch in later finds it satisfied
 # instead of fetching a multi-GB CUDA build.
@@ -184,6 +184,14 @@ report: install
 
 parse-quality: install
 	$(BIN)/evidence-pipeline parse-quality --docling-tests $(SHARED)/docling-tests --generated --corpora $(SHARED)/sec-10q-dev $(SHARED)/clinical-protocols --out data/reports/parse-quality.json
+
+# Word coverage of every shared corpus with PDFs: each PDF's distinct words (pdfium's text layer)
+# found in its evidence units or recorded furniture, lost words listed with page and box. The
+# parses come from (and go to) eval's cache, so after the eval-* targets nothing parses again.
+COVERAGE_CORPORA := sec-10q-dev financebench-dev financebench-more clinical-protocols sponsor-protocols docling-tests
+coverage: install
+	mkdir -p data/reports
+	$(BIN)/evidence-pipeline parse-quality --coverage $(addprefix $(SHARED)/,$(COVERAGE_CORPORA)) --cache data/cache/eval --quiet --out data/reports/coverage.json
 
 # The UI end-to-end test, keeping its screenshots for the README (needs chromium).
 screenshots: install

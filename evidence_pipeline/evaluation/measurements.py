@@ -1,10 +1,12 @@
 """docs/measurements.md from the latest reports: ``evidence-pipeline report`` (``make report``).
 
 ``evidence-pipeline eval --out data/reports/eval-X`` writes ``report.json`` and
-``evidence-pipeline bench --out data/reports/bench`` writes ``bench.json``; each records the
-commit and UTC time it was written at (``recorded``). ``write_measurements`` reads every
-``<reports>/*/report.json`` and ``<reports>/*/bench.json`` and renders one page: per eval set a
-table of systems by metric, the bench's figures, and a note for each file it cannot render.
+``evidence-pipeline bench --out data/reports/bench`` writes ``bench.json``, and ``make coverage``
+writes ``coverage.json`` (``parse-quality --coverage --out``); each records the commit and UTC
+time it was written at (``recorded``). ``write_measurements`` reads every
+``<reports>/*/report.json``, ``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders
+one page: per eval set a table of systems by metric, the word coverage per corpus with its worst
+files, the bench's figures, and a note for each file it cannot render.
 The page depends only on the reports' contents, so the same reports give the same page.
 The command reads JSON only: it imports no model, parser or store.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,10 @@ EVAL_SETS: dict[str, tuple[str, str]] = {
     },
 }
 BENCH_COMMAND = "make bench"
+COVERAGE_FILE = "coverage.json"  # directly under the reports folder
+COVERAGE_COMMAND = "make coverage"
+WORST_FILES = 8  # the files of lowest coverage listed
+LOST_EXAMPLES = 6  # lost words shown per listed file
 
 # (key in a system's "overall" block, column head); tokens per context is a count, the rest rates.
 METRIC_COLUMNS = (
@@ -128,15 +134,21 @@ class Found:
             return "eval"
         if isinstance(data.get("figures"), list):
             return "bench"
+        coverage = data.get("coverage")
+        if isinstance(coverage, dict) and isinstance(coverage.get("files"), list):
+            return "coverage"
         return None
 
 
 def find_reports(root: Path) -> list[Found]:
-    """Every ``root/*/report.json`` and ``root/*/bench.json``, by folder name."""
+    """Every ``root/*/report.json`` and ``root/*/bench.json``, by folder name, then
+    ``root/coverage.json`` (named ``coverage``) when there is one."""
     found = []
     paths = sorted(p for name in REPORT_FILES for p in root.glob(f"*/{name}")) if root.is_dir() else []
+    if (root / COVERAGE_FILE).is_file():
+        paths.append(root / COVERAGE_FILE)
     for path in paths:
-        entry = Found(name=path.parent.name, path=path)
+        entry = Found(name=path.parent.name if path.name in REPORT_FILES else path.stem, path=path)
         try:
             entry.data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -260,6 +272,76 @@ def _bench_section(entry: Found) -> list[str]:
     return lines + _table(header, rows) + [""]
 
 
+def _corpus(folder: str) -> str:
+    """A coverage row's corpus: its folder's name (the folder above, for a ``pdfs/`` folder)."""
+    path = Path(folder)
+    return path.parent.name if path.name == "pdfs" else path.name or folder
+
+
+def _share(row: Mapping[str, Any]) -> float | None:
+    share = row.get("share")
+    return share if isinstance(share, (int, float)) and not isinstance(share, bool) else None
+
+
+def _coverage_corpora(rows: Sequence[Mapping[str, Any]], floor: float) -> list[list[str]]:
+    """Per corpus: files, files without a figure, mean, min, files below ``floor``."""
+    by_corpus: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_corpus.setdefault(_corpus(str(row.get("folder", ""))), []).append(row)
+    out = []
+    for name, files in by_corpus.items():
+        shares = [v for v in map(_share, files) if v is not None]
+        out.append([
+            name, str(len(files)), str(len(files) - len(shares)),
+            f"{sum(shares) / len(shares):.4f}" if shares else "-", f"{min(shares):.4f}" if shares else "-",
+            str(sum(v < floor for v in shares)),
+        ])  # fmt: skip
+    return out
+
+
+def _lost_examples(row: Mapping[str, Any]) -> str:
+    """The first lost words of a file, each with the page pdfium's text first holds it on."""
+    pages: dict[str, Any] = {}
+    for place in row.get("lost_at") or []:
+        if isinstance(place, dict):
+            pages.setdefault(str(place.get("word")), place.get("page"))
+    words = [str(w) for w in (row.get("lost") or [])[:LOST_EXAMPLES]]
+    shown = [f"{w} (p. {pages[w]})" if pages.get(w) else w for w in words]
+    return ", ".join(f"`{w}`" for w in shown)
+
+
+def _coverage_section(entry: Found) -> list[str]:
+    data = entry.data or {}
+    coverage = data["coverage"]
+    goals = coverage.get("goals") if isinstance(coverage.get("goals"), dict) else {}
+    mean_goal, floor = goals.get("mean", 0.997), goals.get("worst", 0.99)
+    rows = [r for r in coverage["files"] if isinstance(r, dict)]
+    lines = [
+        f"## Word coverage — `{COVERAGE_COMMAND}`",
+        "",
+        "Share of each PDF's distinct words (pdfium's text layer) found in its evidence units or in the lines "
+        f"recorded as page furniture; goals: mean ≥ {mean_goal}, no file below {floor}. "
+        f"Parser `{data.get('parser', '?')}`; all files: mean {_rate4(coverage.get('mean'))}, min {_rate4(coverage.get('worst'))}.",
+        f"Recorded: {_when(data)}.",
+        "",
+    ]
+    header = ["corpus", "files", "no text layer", "mean", "min", f"below {floor}"]
+    lines += _table(header, _coverage_corpora(rows, floor)) + [""]
+    worst = sorted((r for r in rows if _share(r) is not None), key=lambda r: (_share(r) or 0.0, str(r.get("file"))))[:WORST_FILES]
+    if worst:
+        lines += [f"The {len(worst)} files of lowest coverage (`parse-quality --coverage` lists each lost word's page and box):", ""]
+        table = [
+            [_corpus(str(r.get("folder", ""))), f"`{r.get('file')}`", f"{_share(r):.4f}", str(r.get("n_lost", "-")), _lost_examples(r)]
+            for r in worst
+        ]
+        lines += _table(["corpus", "file", "share", "lost words", "first lost words"], table) + [""]
+    return lines
+
+
+def _rate4(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+
+
 def _order(entry: Found) -> tuple[int, str]:
     names = list(EVAL_SETS)
     return (names.index(entry.name), "") if entry.name in names else (len(names), entry.name)
@@ -269,8 +351,9 @@ def render(found: list[Found], reports: Path, out: Path = OUT) -> str:
     """The whole page for the reports ``find_reports`` found under ``reports``, to be written to ``out``."""
     evals = sorted((f for f in found if f.kind == "eval"), key=_order)
     benches = [f for f in found if f.kind == "bench"]
+    coverages = [f for f in found if f.kind == "coverage"]
     skipped = [f for f in found if f.kind is None]
-    rendered = len(evals) + len(benches)
+    rendered = len(evals) + len(benches) + len(coverages)
     lines = [
         "# Measurements",
         "",
@@ -300,12 +383,14 @@ def render(found: list[Found], reports: Path, out: Path = OUT) -> str:
         lines += _table(["set", "command", "questions", "full ev@1", "full ev@5", "recorded"], summary) + [""]
         for entry in evals:
             lines += _eval_section(entry)
+    for entry in coverages:
+        lines += _coverage_section(entry)
     for entry in benches:
         lines += _bench_section(entry)
     if skipped:
         lines += ["## Not rendered", ""]
         for entry in skipped:
-            why = entry.error or "neither an eval report (`systems`) nor a bench report (`figures`)"
+            why = entry.error or "neither an eval report (`systems`), a bench report (`figures`) nor a coverage report (`coverage`)"
             lines.append(f"- `{entry.path.relative_to(reports) if entry.path.is_relative_to(reports) else entry.path}`: {why}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -315,7 +400,7 @@ def write_measurements(reports: Path = REPORTS, out: Path = OUT) -> tuple[Path, 
     """Render the reports under ``reports`` into ``out``; ``NoReports`` when there is none."""
     found = find_reports(reports)
     if not found:
-        names = " or ".join(f"*/{n}" for n in REPORT_FILES)
+        names = " or ".join([*(f"*/{n}" for n in REPORT_FILES), COVERAGE_FILE])
         raise NoReports(f"no reports in {reports} ({names}): run `make eval` (or another make eval-* target) or `make bench` first")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(found, reports, out), encoding="utf-8")

@@ -7,6 +7,8 @@ counts are stored once and the rates derive from them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from evidence_pipeline.evaluation.parser_quality.metrics import Counts
@@ -212,8 +214,17 @@ class RobustnessSection(_Record):
 
 
 class CoverageGoals(_Record):
-    mean: float = 0.995
-    worst: float = 0.98
+    mean: float = 0.997
+    worst: float = 0.99
+
+
+class WordPlace(_Record):
+    """Where pdfium's text of a page holds a word: the 1-based page and the box of its characters,
+    ``(l, t, r, b)`` in PDF points from the page's top-left corner."""
+
+    word: str
+    page: int
+    box: tuple[float, float, float, float]
 
 
 class CoverageFile(_Record):
@@ -224,6 +235,7 @@ class CoverageFile(_Record):
     furniture: int = 0  # of the covered, found only in page furniture (running headers, page numbers)
     n_lost: int = 0
     lost: list[str] = Field(default_factory=list)  # the first lost words, sorted
+    lost_at: list[WordPlace] = Field(default_factory=list)  # where the listed lost words stand, in page order
     error: str | None = None  # no text layer, or why the parse failed
 
     @computed_field  # type: ignore[prop-decorator]
@@ -276,3 +288,4 @@ class ParserQualityReport(_Record):
     coverage: CoverageSection | None = None
     load_avg_end: list[float] = Field(default_factory=list)
     total_seconds: float = 0.0
+    recorded: dict[str, Any] | None = None  # the commit and UTC time of the run (``measurements.recorded``)

@@ -8,6 +8,7 @@ from evidence_pipeline.evaluation.parser_quality.models import (
     GeneratedSection,
     ParserQualityReport,
     RobustnessSection,
+    WordPlace,
 )
 
 
@@ -101,11 +102,18 @@ def _robustness(d: RobustnessSection) -> list[str]:
     return out
 
 
+def place_line(p: WordPlace) -> str:
+    """``page N (l, t, r, b): word``, the box in PDF points from the page's top-left corner."""
+    l, t, r, b = p.box
+    return f"page {p.page} ({l:.1f}, {t:.1f}, {r:.1f}, {b:.1f}): {p.word}"
+
+
 def _coverage(c: CoverageSection) -> list[str]:
     out = [
         "",
         "4. Word coverage: distinct words of pdfium's text found in the evidence units",
-        "   (found: in a unit or, column furn., only in lines recorded as page furniture)",
+        "   (found: in a unit or, column furn., only in lines recorded as page furniture;",
+        "   under a file, where pdfium's text holds its lost words: page (l, t, r, b) in points from the top-left)",
     ]
     out.append(f"{'document':44} {'words':>6} {'found':>6} {'furn.':>6} {'share':>7}  lost (first 30)")
     for f in c.files:
@@ -113,12 +121,13 @@ def _coverage(c: CoverageSection) -> list[str]:
             out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
             continue
         more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
-        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share):>7}  {' '.join(f.lost)}{more}")
+        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share, 4):>7}  {' '.join(f.lost)}{more}")
+        out += [f"    {place_line(p)}" for p in f.lost_at]
     folders = c.folders()
     if len(folders) > 1:
         for name, part in folders.items():
-            out.append(f"  {name}: mean {_f(part.mean)}, worst {_f(part.worst)} ({len(part.files)} files)")
-    out.append(f"  mean {_f(c.mean)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst)} {_goal(c.worst, c.goals.worst)}")
+            out.append(f"  {name}: mean {_f(part.mean, 4)}, worst {_f(part.worst, 4)} ({len(part.files)} files)")
+    out.append(f"  mean {_f(c.mean, 4)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst, 4)} {_goal(c.worst, c.goals.worst)}")
     return out
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evidence_pipeline.errors import ParseError
+from evidence_pipeline.evaluation.measurements import recorded
 from evidence_pipeline.evaluation.parser_quality.coverage import coverage_section
 from evidence_pipeline.evaluation.parser_quality.docling_tests import docling_tests_section
 from evidence_pipeline.evaluation.parser_quality.generated import generated_section
@@ -24,19 +25,46 @@ def _load_avg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def through_cache(parse: Callable[[Path, str], ParsedDoc], cache: Path, parser_name: str) -> Callable[[Path], ParsedDoc]:
+    """``parse`` behind the parse cache of ``evidence-pipeline eval --cache`` (``cache``): the same
+    folder and key as ``evaluation.runner.parse_documents`` (file bytes, ``parser_name`` and the
+    pipeline version; the document id of the file name), so a file either command parsed before
+    is read back, and a file parsed here is stored for both."""
+    from evidence_pipeline.corpus import doc_id_for
+    from evidence_pipeline.evaluation.cache import ParseCache
+    from evidence_pipeline.pipeline import PIPELINE_VERSION
+    from evidence_pipeline.records import sha256_file
+
+    stored = ParseCache(cache, f"{parser_name}-v{PIPELINE_VERSION}")
+
+    def parse_cached(path: Path) -> ParsedDoc:
+        doc_id = doc_id_for(path)
+        hit = stored.get(sha256_file(str(path)), doc_id, with_docling=False)
+        if hit is not None:
+            return hit[0]
+        parsed = parse(path, doc_id)
+        stored.put(parsed, None)
+        return parsed
+
+    return parse_cached
+
+
 def run_report(
     *,
     docling_tests: Path | None = None,
     generated: bool = False,
     corpora: Sequence[Path] = (),
     coverage: Sequence[Path] = (),
+    cache: Path | None = None,
     parser=None,
     progress: Callable[[str], None] = lambda msg: None,
 ) -> ParserQualityReport:
     """Run the chosen sections with one parser instance; the first parse is the warm-up.
 
     ``generated`` and ``corpora`` need the sample generator (the ``tools`` extra): the
-    generated corpus is scored, and its smallest PDF is the memory-growth file.
+    generated corpus is scored, and its smallest PDF is the memory-growth file. ``cache``: the
+    coverage section reads (and adds to) the parse cache of ``eval --cache`` there
+    (``through_cache``); the timed sections always parse.
     """
     if parser is None:
         from evidence_pipeline.parser import DoclingParser
@@ -45,9 +73,9 @@ def run_report(
         parser = DoclingParser(ParserSettings.from_env())
     shared_results: list[FileResult] = []
 
-    def parse(path: Path) -> ParsedDoc:
+    def parse(path: Path, doc_id: str | None = None) -> ParsedDoc:
         progress(f"parsing {path.name}")
-        return parser.parse(path)
+        return parser.parse(path, doc_id) if doc_id is not None else parser.parse(path)
 
     def parse_timed(path: Path) -> ParsedDoc:
         res, doc = timed_parse(parse, path, path.parent.parent.name)
@@ -79,7 +107,9 @@ def run_report(
         if corpora:
             report.robustness = robustness_section(parse, corpora, shared_results, growth_pdf=tiny)
         if coverage:
-            report.coverage = coverage_section(parse, coverage)
+            parser_name = getattr(parser, "name", type(parser).__name__)
+            report.coverage = coverage_section(through_cache(parse, cache, parser_name) if cache else parse, coverage)
     report.load_avg_end = _load_avg()
     report.total_seconds = round(time.perf_counter() - started, 1)
+    report.recorded = recorded()
     return report
