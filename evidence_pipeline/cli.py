@@ -130,7 +130,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(_hit_line(rank, hit))
         if not args.brief:
             print(f"    matched: {hit.matched_text}")
-            print("    " + hit.parent_text.replace("\n", "\n    "))
+            print("    " + hit.context_text.replace("\n", "\n    "))
     return 0
 
 
@@ -324,7 +324,10 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
             print(f"error: --generated and --corpora need the sample generator: {reason}", file=sys.stderr)
             return 2
     progress = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    report = run_report(docling_tests=docling_tests, generated=generated, corpora=corpora, coverage=coverage, progress=progress)
+    cache = Path(args.cache) if args.cache else None
+    report = run_report(
+        docling_tests=docling_tests, generated=generated, corpora=corpora, coverage=coverage, cache=cache, progress=progress
+    )
     data = report.model_dump(mode="json")
     if args.out:
         Path(args.out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -501,7 +504,13 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=None,
         metavar="DIR",
-        help="share of each PDF's distinct words (pdfium's text) found in its evidence units, lost words listed",
+        help="share of each PDF's distinct words (pdfium's text) found in its evidence units, lost words listed with page and box",
+    )
+    p.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="--coverage reads and adds to the parse cache of `eval --cache DIR` (default: parse every file)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--out", default=None, help="also write the JSON report to this file")

@@ -13,17 +13,19 @@ def _shared_head(hit: SearchHit) -> str:
 
 
 def context_texts(hits: Sequence[SearchHit]) -> list[str]:
-    """Each hit's parent text, in order; where several parents share a document and section, the
-    shared header is rendered once (with the first of them) and left out of the others."""
+    """Each hit's context text (``SearchHit.context_text``: a large table focused on the rows
+    asked, else the parent's whole text), in order; where several parents share a document and
+    section, the shared header is rendered once (with the first of them) and left out of the others."""
     seen: set[tuple[str, tuple[str, ...]]] = set()
     texts = []
     for hit in hits:
         key = (hit.doc_id, tuple(hit.section_path))
         head = _shared_head(hit)
-        if key in seen and hit.parent_text.startswith(head):
-            texts.append(hit.parent_text[len(head) :])
+        text = hit.context_text
+        if key in seen and text.startswith(head):
+            texts.append(text[len(head) :])
         else:
-            texts.append(hit.parent_text)
+            texts.append(text)
         seen.add(key)
     return texts
 

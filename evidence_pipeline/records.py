@@ -485,6 +485,15 @@ class SearchHit(Record):
         default_factory=list, description="where the parent is printed, one region per page; empty for formats without pages"
     )
     row_box: PageBox | None = Field(None, description="where the matched row is printed, when the best child is a table row")
+    focus: str | None = Field(
+        None,
+        description="a large table's text with only the rows the query names (``retrieval.focus``); None: read parent_text whole",
+    )
+
+    @property
+    def context_text(self) -> str:
+        """What a language model is given for this hit: the focused table, else the whole parent."""
+        return self.focus or self.parent_text
 
 
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:

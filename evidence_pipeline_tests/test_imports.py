@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, set[str]]] = [
 # Inside ``retrieval``: the query read once, the rules, then the stages in their order.
 RETRIEVAL_LAYERS: list[set[str]] = [
     {"query", "rules"}, {"named_documents", "named_rows", "named_statements", "reference", "coverage"}, {"route"}, {"candidates"},
-    {"fuse"}, {"expand", "budget"},
+    {"fuse"}, {"expand", "focus", "budget"},
     {"flow"}, {""},
 ]  # fmt: skip
 # The framework adapters' and the service's own dependencies (extras): the core runs without them.

@@ -20,7 +20,7 @@ def test_documents_are_the_parents_search_returns_with_their_metadata(sample_sto
     hits = search(question, 3, store_settings=sample_store.settings)
     assert len(docs) == 3
     assert docs[0].metadata["caption"] == caption  # the table that answers it, first
-    assert [d.page_content for d in docs] == [h.parent_text for h in hits]
+    assert [d.page_content for d in docs] == [h.context_text for h in hits]  # a large table focused on the rows asked
     assert [d.id for d in docs] == [h.parent_id for h in hits]
     for doc, hit in zip(docs, hits):
         assert doc.metadata == {key: hit.model_dump()[key] for key in METADATA_KEYS}

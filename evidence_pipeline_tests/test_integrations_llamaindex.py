@@ -24,8 +24,8 @@ def test_nodes_are_the_parents_search_returns_with_scores_and_metadata(sample_st
     for node, hit in zip(nodes, hits):
         assert node.node.metadata == {key: hit.model_dump()[key] for key in METADATA_KEYS}
         # What a language model or an embedding model is shown: the parent text alone.
-        assert node.node.get_content(metadata_mode=MetadataMode.LLM) == hit.parent_text
-        assert node.node.get_content(metadata_mode=MetadataMode.EMBED) == hit.parent_text
+        assert node.node.get_content(metadata_mode=MetadataMode.LLM) == hit.context_text
+        assert node.node.get_content(metadata_mode=MetadataMode.EMBED) == hit.context_text
     where = nodes[0].node.metadata
     assert where["boxes"] and all(isinstance(b, dict) for b in where["boxes"])  # plain JSON, for any vector store
 

@@ -231,7 +231,7 @@ def answer(
         found = [(c.text, c.doc_id, c.pages) for c in index.search(question.question, K_MAX)]
     else:
         hits = search_store(index, embedder, question.question, k=K_MAX, dense_only=DENSE_ONLY[system], rules=rules)
-        found = [(h.parent_text, h.doc_id, h.pages) for h in hits]
+        found = [(h.context_text, h.doc_id, h.pages) for h in hits]
     contexts = [Context(text=text, doc_id=doc_id, pages=tuple(pages), n_tokens=tokenizer.count(text)) for text, doc_id, pages in found]
     return Answer(contexts, score_question(question, contexts, tokenizer.spans))
 

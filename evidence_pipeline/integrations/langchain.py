@@ -38,4 +38,4 @@ class EvidenceRetriever(BaseRetriever):
         )
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return [Document(page_content=hit.parent_text, metadata=hit_metadata(hit), id=hit.parent_id) for hit in self.options.search(query)]
+        return [Document(page_content=hit.context_text, metadata=hit_metadata(hit), id=hit.parent_id) for hit in self.options.search(query)]

@@ -52,7 +52,7 @@ class EvidenceRetriever(BaseRetriever):
             metadata = hit_metadata(hit)
             node = TextNode(
                 id_=hit.parent_id,
-                text=hit.parent_text,
+                text=hit.context_text,
                 metadata=metadata,
                 excluded_embed_metadata_keys=list(metadata),
                 excluded_llm_metadata_keys=list(metadata),

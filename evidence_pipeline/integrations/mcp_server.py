@@ -40,8 +40,8 @@ MAX_K = BUDGET_CANDIDATES
 INSTRUCTIONS = (
     "Search an index of documents in which every table is kept whole with its caption, header "
     "and footnotes. Call `search` with a question; each result is a parent (a table or a "
-    "section) with its full text in parent_text. Call `get_parent` with a parent_id to read "
-    "one parent again, whole."
+    "section) with its full text in parent_text; a large table also comes focused on the rows "
+    "the question names (focus). Call `get_parent` with a parent_id to read one parent again, whole."
 )
 
 
@@ -51,8 +51,8 @@ def build_server(store: StoreSettings, embedding: EmbeddingSettings) -> MCPServe
     @server.tool(
         description=(
             "Hybrid search (dense + BM25) over the indexed documents: the k best parents, each a "
-            "table or a section with its whole text (parent_text), document, pages, section path, "
-            "caption and the child text that matched. With token_budget, the parents that fit that "
+            "table or a section with its whole text (parent_text; a large table also focused on the "
+            "rows asked, in focus), document, pages and boxes, section path, caption and the child text that matched. With token_budget, the parents that fit that "
             f"many tokens. doc_id limits the search to one document. {SCORE_NOTE}."
         )
     )

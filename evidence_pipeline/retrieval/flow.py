@@ -15,6 +15,7 @@ from evidence_pipeline.records import SearchHit
 from evidence_pipeline.retrieval.budget import pack
 from evidence_pipeline.retrieval.candidates import candidates
 from evidence_pipeline.retrieval.expand import WHOLE_TABLE_TOKENS, expand, to_hit
+from evidence_pipeline.retrieval.focus import focus
 from evidence_pipeline.retrieval.fuse import fuse, fuse_scopes
 from evidence_pipeline.retrieval.named_statements import NamedStatements
 from evidence_pipeline.retrieval.query import read_query
@@ -65,7 +66,8 @@ def search_store(
     if not rules.named_statements:
         plan = _without_statements(plan)
     stored = fuse_scopes(plan, ranked, routing, k)
-    return expand(store, stored, read, whole_table_tokens if rules.whole_table else 0)
+    hits = expand(store, stored, read, whole_table_tokens if rules.whole_table else 0)
+    return [focus(h, read) for h in hits] if rules.focused_tables else hits
 
 
 def _without_statements(plan: Route) -> Route:

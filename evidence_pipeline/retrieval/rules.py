@@ -27,6 +27,8 @@ class Rules:
       means (``reference``).
     - ``parent_coverage``: the candidates whose whole text holds most of the query's distinctive
       words move up (``coverage``).
+    - ``focused_tables``: a large table is read as the rows the query names (``focus``); ranking
+      is unchanged, the contexts shrink.
     """
 
     routing: bool = True
@@ -36,6 +38,7 @@ class Rules:
     whole_table: bool = True
     reference_last: bool = True
     parent_coverage: bool = True
+    focused_tables: bool = True
 
     def without(self, name: str) -> Rules:
         """These rules with ``name`` off (ValueError for a name that is no rule)."""
