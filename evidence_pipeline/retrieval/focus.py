@@ -14,6 +14,7 @@ spending against revenue"), so the whole statement is the evidence.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -21,6 +22,7 @@ import re
 from evidence_pipeline.bm25_query import STOPWORDS, tokenize
 from evidence_pipeline.records import SearchHit
 from evidence_pipeline.retrieval.query import Query
+from evidence_pipeline.tables import html_text
 from evidence_pipeline.units import approx_tokens
 
 FOCUS_TOKENS = 600
@@ -35,6 +37,13 @@ _CELL = re.compile(r"<td>(.*?)</td>", re.S)
 
 def _terms(text: str) -> set[str]:
     return {t for t in tokenize(text.lower()) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())}
+
+
+@functools.lru_cache(maxsize=1024)
+def _row_terms(text: str) -> tuple[frozenset[str], ...]:
+    """The terms of each body row of the tables in ``text`` (a parent's), in order: read once
+    per parent, as the same tables answer many queries."""
+    return tuple(frozenset(_terms(" ".join(_cells(r)))) for b in _TBODY.finditer(text) for r in _ROW.findall(b.group(1)))
 
 
 def _cells(row_html: str) -> list[str]:
@@ -60,15 +69,18 @@ def focus(hit: SearchHit, query: Query) -> SearchHit:
     if len(rows) <= FOCUS_ROWS:
         return hit
     wanted = _terms(query.text)
-    row_terms = [_terms(" ".join(_cells(r))) & wanted for _, r in rows]
+    if not wanted:
+        return hit
+    row_terms = [terms & wanted for terms in _row_terms(text)]
     df: dict[str, int] = {}
     for terms in row_terms:
         for t in terms:
             df[t] = df.get(t, 0) + 1
     n = len(rows)
     scores = [sum(math.log(1 + n / df[t]) for t in terms) for terms in row_terms]
+    label = hit.matched_text.split(" |", 1)[0].strip()
     for i, (_, r) in enumerate(rows):
-        if _matched(_cells(r), hit.matched_text):
+        if label and f"<td>{html_text(label)}</td>" in r and _matched(_cells(r), hit.matched_text):
             scores[i] = math.inf
     ranked = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], i))[:FOCUS_ROWS]
     if not ranked:
