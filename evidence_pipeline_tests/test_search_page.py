@@ -10,6 +10,7 @@ them on the page. Set EVIDENCE_UI_SCREENSHOTS=<dir> to keep the screenshots (doc
 docs/page-view.png).
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -41,11 +42,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(corpus_store, tmp_path_factory):
-    root = tmp_path_factory.mktemp("serve")
+@contextlib.contextmanager
+def _serving(store_path: str, root: Path):
+    """``evidence-pipeline serve`` on the store at ``store_path``, in its own process, until the block ends."""
     port = _free_port()
-    env = {**os.environ, "EVIDENCE_STORE_PATH": corpus_store.path, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "EVIDENCE_STORE_PATH": store_path, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     for var in ("QDRANT_URL", "EVIDENCE_API_KEY"):
         env.pop(var, None)
     script = BIN / "evidence-pipeline"
@@ -72,6 +73,12 @@ def server(corpus_store, tmp_path_factory):
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(corpus_store, tmp_path_factory):
+    with _serving(corpus_store.path, tmp_path_factory.mktemp("serve")) as served:
+        yield served
 
 
 class _Results(HTMLParser):
@@ -222,4 +229,49 @@ def test_page_view_draws_the_matched_row_over_the_answer(server, corpus_store, s
         printed = page.words_in(row)
         assert printed and all(word in expected.matched_text for word in printed), printed
     assert shot.stat().st_size > 20_000
+    _keep(shot)
+
+
+FILING = "2023 Q1 MSFT"  # pages 40-42: the MD&A's operating expense tables, one row per line item
+FILING_QUESTION = "Sales and marketing percentage change"
+
+
+@pytest.fixture(scope="module")
+def filing_server(corpora, tmp_path_factory):
+    """The page served on three pages of a real 10-Q (the shared corpus; skipped without it)."""
+    from evidence_pipeline.embedding import Embedder, token_counter
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.pipeline import ingest_parsed
+    from evidence_pipeline.settings import StoreSettings
+    from evidence_pipeline.store import open_store
+
+    pdf = corpora / "sec-10q-dev" / "pdfs" / f"{FILING}.pdf"
+    root = tmp_path_factory.mktemp("filing-serve")
+    settings = StoreSettings(path=str(root / "store"))
+    with open_store(settings) as store:
+        ingest_parsed(DoclingParser().parse(pdf, pages=(40, 42)), store, Embedder(), token_counter(None))
+    with _serving(settings.path, root) as served:
+        yield {**served, "pdf": pdf, "settings": settings}
+
+
+def test_page_view_of_a_real_filing_draws_the_row_over_its_figures(filing_server):
+    from evidence_pipeline.retrieval import search
+
+    expected = search(FILING_QUESTION, k=3, store_settings=filing_server["settings"])[0]
+    row_box = expected.row_box
+    assert expected.doc_id == FILING and row_box is not None and " | " in expected.matched_text, expected.matched_text
+    shot = filing_server["root"] / "page-view-filing.png"
+    url = f"{filing_server['url']}/?{urlencode({'q': FILING_QUESTION, 'show': 1})}"
+    view = _PageView()
+    view.feed(_chromium(url, filing_server["root"] / "profile", shot))
+    assert view.state == "loaded" and view.images
+    row = _drawn_in_points(next(b for b in view.boxes if b["class"] == "rowbox"), row_box.page_width, row_box.page_height)
+    with PageText(filing_server["pdf"], row_box.page) as page:
+        head = expected.matched_text.split(" | ")[0]
+        figures = re.findall(r": \$?([\d,.]+)", expected.matched_text.split(" | ")[1])  # each cell's value
+        assert figures
+        for text in [head, *figures]:  # the row's label and every figure in it lie inside the drawn row
+            assert any(inside(where, row) for where in page.printed_at(text)), (text, row)
+        printed = page.words_in(row)
+        assert printed and all(word in expected.matched_text for word in printed), printed  # and no other row
     _keep(shot)
