@@ -275,3 +275,19 @@ def test_page_view_of_a_real_filing_draws_the_row_over_its_figures(filing_server
         printed = page.words_in(row)
         assert printed and all(word in expected.matched_text for word in printed), printed  # and no other row
     _keep(shot)
+
+
+def test_the_document_filter_keeps_the_results_to_that_document(server, corpus_store):
+    from evidence_pipeline.retrieval import search
+
+    question, expected = _row_question(corpus_store)
+    other = next(q["doc_id"] for q in sop_questions() if q["doc_id"] != expected.doc_id)
+    wanted = [h.parent_id for h in search(question["question"], k=5, store_settings=corpus_store, doc_ids=[other])]
+    url = f"{server['url']}/?{urlencode({'q': question['question'], 'doc_id': other})}"
+    dom = _chromium(url, server["root"] / "profile-filter", server["root"] / "filtered.png")
+    assert 'data-state="done"' in dom, dom[-2000:]
+    page = _Results()
+    page.feed(dom)
+    # The question's own table is gone: the page shows what search gives within the chosen document.
+    assert [r["parent_id"] for r in page.results] == wanted and wanted
+    assert expected.parent_id not in wanted and all(p.startswith(other) for p in wanted)
