@@ -2,7 +2,8 @@
 
 Used to show that an ingest that was interrupted (kill -9) and run again, or that ran
 while other processes searched, leaves exactly the store an undisturbed ingest leaves:
-the same point ids, nothing stale, nothing missing, the same payloads.
+the same point ids, nothing stale, nothing missing, the same payloads (wherever the files
+were read from).
 """
 
 from __future__ import annotations
@@ -14,13 +15,19 @@ from collections.abc import Iterable
 from evidence_pipeline.store.base import Point, Store
 
 
+# Payload keys that say where the bytes were read from, not what they hold: the same file read
+# from another folder gives the same units, ids and vectors.
+LOCATION_KEYS = frozenset({"source"})
+
+
 def point_hash(point: Point) -> str:
-    """SHA-256 of a point's payload and BM25 vector.
+    """SHA-256 of a point's payload (but for ``LOCATION_KEYS``) and BM25 vector.
 
     The dense vector is left out: the same text embedded in another batch can differ in
     the last bits of its floats, and the payload already holds the text it was made from.
     """
-    content = {"payload": point.payload, "bm25": [point.sparse.indices, point.sparse.values]}
+    payload = {k: v for k, v in point.payload.items() if k not in LOCATION_KEYS}
+    content = {"payload": payload, "bm25": [point.sparse.indices, point.sparse.values]}
     return hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
