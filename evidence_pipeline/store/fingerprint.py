@@ -14,7 +14,6 @@ from collections.abc import Iterable
 
 from evidence_pipeline.store.base import Point, Store
 
-
 # Payload keys that say where the bytes were read from, not what they hold: the same file read
 # from another folder gives the same units, ids and vectors.
 LOCATION_KEYS = frozenset({"source"})
