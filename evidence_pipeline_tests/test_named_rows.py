@@ -326,10 +326,8 @@ def test_search_returns_the_table_of_the_named_row_first(mdna_store, monkeypatch
 
     hits = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
-    # without the promotion (and the coverage order, which also reads the table's whole text)
-    # a same-shaped expense table of the section comes first
+    # without the promotion a same-shaped expense table of the section comes first
     monkeypatch.setattr(fuse, "promote_named_rows", lambda hits, *args, **kwargs: list(hits))
-    monkeypatch.setattr(fuse, "by_coverage", lambda hits, *args, **kwargs: list(hits))
     plain = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert "2,337" not in plain[0].parent_text
 

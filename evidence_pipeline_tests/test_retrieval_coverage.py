@@ -25,8 +25,10 @@ def test_a_word_every_candidate_holds_weighs_least():
     assert scores[0] > 2 * scores[1]  # "storage" is rarer among the candidates than "beta"
 
 
-def test_by_coverage_moves_the_covering_parent_up_past_a_table_too():
+def test_by_coverage_moves_the_covering_parent_up_and_only_movable_ones():
     hits = [{"t": SYNOPSIS, "k": "table"}, {"t": OTHER, "k": "section"}, {"t": STORAGE, "k": "section"}]
     moved = by_coverage(hits, QUERY, lambda h: h["t"], weight=4.0)
-    assert [h["t"] for h in moved] == [STORAGE, SYNOPSIS, OTHER]  # the synopsis table gives way; the rest keep their order
+    assert moved[0]["t"] == STORAGE
+    kept = by_coverage(hits, QUERY, lambda h: h["t"], weight=4.0, movable=lambda h: h["k"] != "table")
+    assert kept[0]["t"] == SYNOPSIS and kept[1]["t"] == STORAGE  # the table keeps its place
     assert by_coverage(hits, "the of and", lambda h: h["t"]) == hits  # no content word: unchanged

@@ -62,11 +62,21 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])(" + "|".join(re.escape(w) for w in stems) + r")[^\W_]*")
 
 
-def by_coverage(hits: Sequence[T], query: str, text: Callable[[T], str], weight: float = COVERAGE_WEIGHT) -> list[T]:
-    """``hits`` fused with themselves ordered by coverage (ties keep their order)."""
+def by_coverage(
+    hits: Sequence[T], query: str, text: Callable[[T], str], weight: float = COVERAGE_WEIGHT, movable: Callable[[T], bool] | None = None
+) -> list[T]:
+    """``hits`` fused with themselves ordered by coverage (ties keep their order); with
+    ``movable``, only those hits are reordered, among the places they hold."""
     words = query_words(query)
     if len(hits) < 2 or not words:
         return list(hits)
+    if movable is not None:
+        places = [n for n, h in enumerate(hits) if movable(h)]
+        moved = by_coverage([hits[n] for n in places], query, text, weight)
+        out = list(hits)
+        for n, h in zip(places, moved):
+            out[n] = h
+        return out
     scores = coverage_scores([text(h) for h in hits], words)
     ordered = sorted(range(len(hits)), key=lambda n: (-scores[n], n))
     fused = rrf([(range(len(hits)), 1.0), (ordered, weight)], RRF_K)

@@ -1,7 +1,7 @@
 """Stage 3, fuse: one ranked list of parents from the candidates of each scope.
 
-Within a scope, the candidates are reordered by how much of the query their whole text holds
-(``coverage``), the candidates are fused by reciprocal rank
+Within a scope, the section chunks among the candidates are reordered by how much of the
+query their whole text holds (``coverage``), the candidates are fused by reciprocal rank
 (``fusion.rrf``) with the tables whose rows the query names and the tables of the statements it
 names (``named_rows.promote_named_rows``), reference material moves below the rest
 (``reference``), and the list is cut to k. Each step is a rule of ``rules.Rules``. Across scopes (``fuse_scopes``), the routed
@@ -24,19 +24,23 @@ from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.store.base import StoredHit
 
 
+def _prose(hit: StoredHit) -> bool:
+    return hit.payload.get("unit_kind") != "table"
+
+
 def _parent_text(hit: StoredHit) -> str:
     return hit.payload.get("parent_text", "")
 
 
 def fuse(candidates: Candidates, query: Query, scope: Scope, k: int, rules: Rules = ALL_RULES) -> list[StoredHit]:
-    """The first ``k`` candidates once the parents that cover the query's words have moved up
+    """The first ``k`` candidates once the prose that covers the query's words has moved up
     (``rules.parent_coverage``), the rows and statements ``query`` names in ``scope`` have moved
     their tables up (``rules.named_rows``) and reference material has moved below the rest
     (``rules.reference_last``)."""
     statements = scope.statements
     hits = candidates.hits
     if rules.parent_coverage:
-        hits = by_coverage(hits, query.text, _parent_text)
+        hits = by_coverage(hits, query.text, _parent_text, movable=_prose)
     if rules.named_rows:
         hits = promote_named_rows(hits, query, _parent_text, depth=candidates.depth, statement=lambda hit: statements.strength(hit.payload))
     elif statements.kinds:
