@@ -84,6 +84,14 @@ class PageBox(Record):
     page_width: float
     page_height: float
 
+    @property
+    def bbox(self) -> BBox:
+        return BBox(l=self.l, t=self.t, r=self.r, b=self.b)
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return (self.page_width, self.page_height)
+
     @classmethod
     def of(cls, page: int, box: BBox, size: tuple[float, float]) -> PageBox:
         return cls(

@@ -9,7 +9,7 @@ pieces keep the original table id as ``parent_id`` so search dedupes them.
 from __future__ import annotations
 
 from evidence_pipeline.page_boxes import regions
-from evidence_pipeline.records import BBox, EvidenceUnit
+from evidence_pipeline.records import EvidenceUnit
 from evidence_pipeline.tables import table_html
 from evidence_pipeline.units import TokenCount, approx_tokens
 
@@ -72,8 +72,8 @@ def _pieces(unit: EvidenceUnit, groups: list[list[int]]) -> list[EvidenceUnit]:
         first, last = n == 0, n == len(groups) - 1
         pages = sorted({p for i in rows if i < len(unit.row_pages) and (p := unit.row_pages[i]) is not None})
         row_boxes = [unit.row_boxes[i] for i in rows if i < len(unit.row_boxes)]
-        sizes = {b.page: (b.page_width, b.page_height) for b in row_boxes if b is not None}
-        boxes = regions([(b.page, BBox(l=b.l, t=b.t, r=b.r, b=b.b)) for b in row_boxes if b is not None], sizes)
+        placed = [b for b in row_boxes if b is not None]
+        boxes = regions([(b.page, b.bbox) for b in placed], {b.page: b.size for b in placed})
         pieces.append(
             unit.model_copy(
                 update={

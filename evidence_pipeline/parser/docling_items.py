@@ -23,7 +23,7 @@ from docling_core.types.doc import (
 )
 
 from evidence_pipeline.parser.scripts import fold_presentation_forms
-from evidence_pipeline.records import BBox, TableCell
+from evidence_pipeline.records import BBox, TableCell, union_boxes
 
 LABELS = {
     DocItemLabel.TITLE: "title",
@@ -114,23 +114,15 @@ def row_boxes(doc: DoclingDocument, item: TableItem, page: int | None) -> list[B
     start in it and span only it, else of every cell that starts in it; None for a row
     whose cells have no box."""
     height = page_height(doc, page)
-    rows: list[list[tuple[float, float, float, float]]] = [[] for _ in range(item.data.num_rows)]
-    spanning: list[list[tuple[float, float, float, float]]] = [[] for _ in range(item.data.num_rows)]
+    rows: list[list[BBox]] = [[] for _ in range(item.data.num_rows)]
+    spanning: list[list[BBox]] = [[] for _ in range(item.data.num_rows)]
     for c in item.data.table_cells:
         if c.bbox is None or not 0 <= c.start_row_offset_idx < len(rows):
             continue
         tl = c.bbox.to_top_left_origin(page_height=height)
-        box = (tl.l, tl.t, tl.r, tl.b)
         single = c.end_row_offset_idx - c.start_row_offset_idx <= 1
-        (rows if single else spanning)[c.start_row_offset_idx].append(box)
-    out: list[BBox | None] = []
-    for own, wide in zip(rows, spanning):
-        boxes = own or wide
-        if not boxes:
-            out.append(None)
-            continue
-        out.append(BBox(l=min(b[0] for b in boxes), t=min(b[1] for b in boxes), r=max(b[2] for b in boxes), b=max(b[3] for b in boxes)))
-    return out
+        (rows if single else spanning)[c.start_row_offset_idx].append(BBox(l=tl.l, t=tl.t, r=tl.r, b=tl.b))
+    return [union_boxes(own or wide) for own, wide in zip(rows, spanning)]
 
 
 def page_sizes(doc: DoclingDocument) -> dict[int, tuple[float, float]]:
