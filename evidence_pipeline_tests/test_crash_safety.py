@@ -22,6 +22,7 @@ from evidence_pipeline.orchestration.resources import StoreResource
 from evidence_pipeline.orchestration.runner import ingest_paths
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
+from evidence_pipeline.store.base import INGEST_RECORDS
 from evidence_pipeline.store.fingerprint import fingerprint_difference, store_fingerprint
 from evidence_pipeline_tests.test_store import DIM, make_points
 
@@ -117,6 +118,23 @@ def test_a_creation_killed_halfway_leaves_no_half_made_store(tmp_path):
     assert not (tmp_path / ".store.creating").exists()
     with open_store(StoreSettings(path=str(store))) as s:
         assert s.count(DOC) == 400 and s.document_version(DOC) == ("v1", "1")
+
+
+def test_an_ingest_records_creation_killed_halfway_is_ignored_then_cleared(tmp_path):
+    # The records' shard is made in a side folder inside the store and renamed into place too.
+    settings = StoreSettings(path=str(tmp_path / "store"))
+    with open_store(settings) as s:
+        s.ensure_collection(DIM)
+        s.replace_document(DOC, make_points(DOC, {f"{DOC}/p1": ["r1", "r2"]}))
+    shutil.rmtree(tmp_path / "store" / INGEST_RECORDS)
+    side = tmp_path / "store" / f".{INGEST_RECORDS}.creating"
+    (side / "segments").mkdir(parents=True)
+    with open_store(settings) as s:
+        assert [(d.points, d.ingested_at) for d in s.documents()] == [(2, None)]
+        s.replace_document(DOC, make_points(DOC, {f"{DOC}/p1": ["r1", "r2", "r3"]}))
+    assert not side.exists()
+    with open_store(settings) as s:
+        assert [d.ingested_at is not None for d in s.documents()] == [True]
 
 
 def _dagster_home(path: Path) -> Path:

@@ -1,5 +1,7 @@
 """The one way from a document to points, and the one answer to "is this document stale?"."""
 
+from datetime import UTC, datetime
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,29 @@ def test_stored_state_reads_the_store_and_hashes_the_file(doc, tmp_path):
         assert stored_state(store, "mixing", source, "v2") is DocumentState.VERSION_CHANGED
         source.write_text(MD.replace("36", "40"))
         assert stored_state(store, "mixing", source, "v1") is DocumentState.CONTENT_CHANGED
+
+
+def test_ingest_records_the_time_a_skipped_reingest_keeps_it_and_a_changed_file_renews_it(tmp_path):
+    from evidence_pipeline.benchmark.tiny_pdfs import rewrite, write_tiny_pdfs
+    from evidence_pipeline.embedding import Embedder
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline_tests.test_store import now_ms, within
+
+    [pdf] = write_tiny_pdfs(tmp_path / "docs", 1, start=7)
+    parser, embedder, counter = DoclingParser(), Embedder(), token_counter(None)
+    with EdgeStore(StoreSettings(path=str(tmp_path / "store"))) as store:
+        start = now_ms()
+        assert not pipeline.ingest_file(pdf, store, parser, embedder, counter).skipped
+        [first] = store.documents()
+        assert within(first.ingested_at, start, datetime.now(UTC))
+        assert store.ingest_records()[first.doc_id].sha256 == sha256_file(str(pdf)) == first.content_hash
+
+        assert pipeline.ingest_file(pdf, store, parser, embedder, counter).skipped  # unchanged: the old time
+        assert store.documents()[0].ingested_at == first.ingested_at
+
+        rewrite(pdf, 8)
+        start = now_ms()
+        assert not pipeline.ingest_file(pdf, store, parser, embedder, counter).skipped
+        [changed] = store.documents()
+        assert within(changed.ingested_at, start, datetime.now(UTC)) and changed.ingested_at > first.ingested_at
+        assert changed.content_hash == sha256_file(str(pdf)) != first.content_hash

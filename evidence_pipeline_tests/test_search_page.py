@@ -11,6 +11,7 @@ docs/page-view.png).
 """
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -168,6 +169,12 @@ def test_page_shows_the_expected_table_first(server, corpus_store):
     row_head = expected.matched_text.split(" | ")[0]
     marked = re.search(r'<tr class="hit">(.*?)</tr>', dom, re.S).group(1)
     assert row_head in marked
+    # The documents list: each document's ingest time in a short form, the stored UTC value as its title.
+    with urllib.request.urlopen(f"{server['url']}/documents", timeout=30) as r:
+        times = {d["ingested_at"] for d in json.load(r)}
+    cells = dict(re.findall(r'<td title="([^"]+)">([^<]*)</td>', dom))
+    assert times and None not in times and set(cells) == times
+    assert all(shown and shown != iso for iso, shown in cells.items())
     assert shot.stat().st_size > 20_000
     _keep(shot)
 

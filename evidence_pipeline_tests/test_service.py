@@ -5,6 +5,8 @@ import json
 import re
 import shutil
 import struct
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
@@ -16,9 +18,11 @@ from evidence_pipeline.service.app import MAX_K, MAX_QUERY_CHARS, create_app
 from evidence_pipeline.service.sources import PAGE_WIDTH_PX
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.store import open_store
-from evidence_pipeline.store.base import Point, point_id
+from evidence_pipeline.store.base import INGEST_RECORDS, Point, point_id
+from evidence_pipeline.store.reader import let_go
 from evidence_pipeline_tests.corpus_store import corpus_store, sop_questions  # noqa: F401  (fixture)
 from evidence_pipeline_tests.page_text import PageText, inside
+from evidence_pipeline_tests.test_store import DIM, make_points
 
 KEY = "svc-test-key-7d1e"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -80,6 +84,12 @@ def test_documents_lists_every_document_with_counts_and_versions(client, corpus_
         assert sum(d["points"] for d in docs) == store.count()
         assert all(d["points"] == store.count(d["doc_id"]) for d in docs)
         assert all(store.document_version(d["doc_id"]) == (d["content_hash"], d["pipeline_version"]) for d in docs)
+        recorded = store.ingest_records()
+    for d in docs:
+        # Ingested after its file was written, before now: the store's record of it, in UTC.
+        pdf = sample_corpus / f"{d['doc_id']}.pdf"
+        assert d["ingested_at"] == recorded[d["doc_id"]].ingested_at and d["ingested_at"].endswith("Z")
+        assert datetime.fromtimestamp(pdf.stat().st_mtime, UTC) <= datetime.fromisoformat(d["ingested_at"]) <= datetime.now(UTC)
     for d in docs:
         pdf = sample_corpus / f"{d['doc_id']}.pdf"
         assert d["content_hash"] == hashlib.sha256(pdf.read_bytes()).hexdigest()
@@ -87,6 +97,19 @@ def test_documents_lists_every_document_with_counts_and_versions(client, corpus_
         assert d["bm25_tokenizer"] == TOKENIZER_VERSION
         assert d["source"] == str(pdf)
         assert {"doc_type", "period_end", "fiscal_year"} <= d.keys()
+
+
+def test_documents_of_a_store_written_before_the_ingest_records_have_no_time(tmp_path):
+    settings = StoreSettings(path=str(tmp_path / "store"))
+    with open_store(settings) as store:
+        store.ensure_collection(DIM)
+        store.replace_document("a", make_points("a", {"a/p1": ["one", "two"]}))
+    shutil.rmtree(Path(settings.path) / INGEST_RECORDS)
+    try:
+        docs = TestClient(create_app(store=settings, api_key="")).get("/documents").json()  # no lifespan: no model
+    finally:
+        let_go(settings)
+    assert [(d["doc_id"], d["points"], d["ingested_at"]) for d in docs] == [("a", 2, None)]
 
 
 def test_health_and_contract(client, corpus_store):

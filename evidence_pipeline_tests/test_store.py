@@ -1,9 +1,12 @@
 """The same behaviour checks against both backends: Qdrant Edge and qdrant-client (local mode)."""
 
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from evidence_pipeline.records import DocumentCard
 from evidence_pipeline.settings import StoreSettings
 from evidence_pipeline.sparse import SparseEncoder
 from evidence_pipeline.store import open_store
-from evidence_pipeline.store.base import Point, point_id
+from evidence_pipeline.store.base import INGEST_RECORDS, Point, point_id
 from evidence_pipeline.store.edge import EdgeStore
 from evidence_pipeline.store.server import ServerStore
 
@@ -340,6 +343,85 @@ def test_documents_carry_the_source_and_the_card_period(backend):
     a, b = store.documents()
     assert (a.source, a.doc_type, a.period_end, a.fiscal_year) == tuple(card.values())
     assert (b.source, b.doc_type, b.period_end, b.fiscal_year) == (None, None, None, None)
+
+
+def now_ms() -> datetime:
+    """Now, cut to the milliseconds an ingest record keeps: the start of a time window."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def within(at: str | None, start: datetime, end: datetime) -> bool:
+    """``at`` is a UTC ISO 8601 time (``Z``) between ``start`` and ``end``."""
+    return at is not None and at.endswith("Z") and start <= datetime.fromisoformat(at) <= end
+
+
+def test_each_write_records_its_ingest_time_beside_the_points_and_delete_drops_it(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    start = now_ms()
+    store.replace_document("a", make_points("a", {"a/p1": ["one", "two"]}, content_hash="h1"))
+    end = datetime.now(UTC)
+    store.replace_document("b", make_points("b", {"b/p1": ["x"]}, content_hash="hb"), ingested_at="2026-01-02T03:04:05.678Z")
+    a, b = store.documents()
+    assert within(a.ingested_at, start, end)
+    assert b.ingested_at == "2026-01-02T03:04:05.678Z"  # as given (a copy keeps its source's time)
+    assert store.ingest_records()["a"] == (a.ingested_at, "h1")
+    assert not any("ingested_at" in p.payload for p in store.iter_points("a"))  # never in the points
+    store.close()
+
+    store = backend()  # the records persist
+    assert [d.ingested_at for d in store.documents()] == [a.ingested_at, b.ingested_at]
+    time.sleep(0.002)
+    start = now_ms()
+    store.replace_document("a", make_points("a", {"a/p1": ["one", "three"]}, content_hash="h2"))
+    a2 = store.documents()[0]
+    assert within(a2.ingested_at, start, datetime.now(UTC)) and a2.ingested_at > a.ingested_at
+    assert store.ingest_records()["a"].sha256 == "h2"
+
+    assert store.delete_document("a") == 2
+    assert set(store.ingest_records()) == {"b"} and [d.doc_id for d in store.documents()] == ["b"]
+    store.replace_document("b", [])  # no points left: no document, no record
+    assert store.ingest_records() == {} and store.documents() == []
+
+
+def test_a_store_written_before_the_ingest_records_reads_with_no_time(backend):
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", make_points("a", {"a/p1": ["one"]}))
+    store.replace_document("b", make_points("b", {"b/p1": ["x"]}))
+    # Take the records away: what a store written by an earlier version holds.
+    if backend.kind == "edge":
+        store.close()
+        shutil.rmtree(Path(store.path) / INGEST_RECORDS)
+    else:
+        store.client.delete_collection(store.records_collection)
+        store.close()
+    store = backend()
+    assert store.ingest_records() == {}
+    assert [(d.doc_id, d.points, d.ingested_at) for d in store.documents()] == [("a", 1, None), ("b", 1, None)]
+    assert store.delete_document("a") == 1  # nothing to drop from the records
+    start = now_ms()
+    store.replace_document("b", make_points("b", {"b/p1": ["y"]}))  # the next write makes them
+    [b] = store.documents()
+    assert within(b.ingested_at, start, datetime.now(UTC))
+
+
+def test_a_write_cut_short_before_its_record_shows_no_time_rather_than_the_old_one(backend, monkeypatch):
+    store = backend()
+    store.ensure_collection(DIM)
+    store.replace_document("a", make_points("a", {"a/p1": ["one"]}, content_hash="h1"))
+    old = store.ingest_records()["a"]
+
+    def killed(*args):
+        raise RuntimeError("killed between the points and the record")
+
+    monkeypatch.setattr(store, "_write_record", killed)
+    with pytest.raises(RuntimeError):
+        store.replace_document("a", make_points("a", {"a/p1": ["two"]}, content_hash="h2"))
+    assert store.ingest_records()["a"] == old  # the record names the previous content
+    [a] = store.documents()
+    assert (a.content_hash, a.ingested_at) == ("h2", None)
 
 
 def test_parent_returns_one_full_point_per_unit_of_the_parent(backend):

@@ -69,6 +69,9 @@ def test_copy_edge_store_to_a_server_collection(tmp_path):
         assert (result.documents, result.points) == (2, 3)
         assert server.count() == 3 and server.document_hashes() == {"a": "h1", "b": "h2"}
         assert server.vector_stats("a").model_dump() == edge.vector_stats("a").model_dump()
+        # Each document keeps the time it was ingested at, not the time of the copy.
+        times = [d.ingested_at for d in edge.documents()]
+        assert None not in times and [d.ingested_at for d in server.documents()] == times
         # The copy searches like the original.
         [query] = make_points("q", {"q": ["endotoxin limit"]})
         assert server.hybrid_search(query.dense, ENC.encode_query("endotoxin limit"), 1)[0].payload["doc_id"] == "b"

@@ -215,7 +215,8 @@ def create_app(
     @app.get("/documents", dependencies=guarded)
     def documents() -> list[dict]:
         """Every stored document: id, title, counts of points and parents, content hash, versions,
-        source file, type and period."""
+        source file, type, period and ``ingested_at`` (UTC ISO 8601; null where the store holds no
+        ingest record for the document's points, as in stores written before the records)."""
         try:
             with service.opened() as st:
                 return [d.model_dump() for d in st.documents()]

@@ -4,13 +4,18 @@ One point per child. Named dense vector ``dense`` (cosine) and named sparse
 vector ``bm25`` (Qdrant's IDF modifier: we send BM25 term-frequency weights,
 Qdrant supplies IDF from the collection). The payload is a
 ``payload.PointPayload`` dumped to a dict: its fields are the payload keys.
+
+Beside the points, each backend keeps one ingest record per document (``IngestRecord``: when its
+current points were written, and the SHA-256 they were built from) in a shard or collection of its
+own: the points of the same bytes are the same whenever they are written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -100,7 +105,7 @@ class VectorStats(BaseModel):
 
 
 class DocumentInfo(BaseModel):
-    """One stored document as its points describe it (``Store.documents``)."""
+    """One stored document as its points describe it, with its ingest record's time (``Store.documents``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -115,6 +120,52 @@ class DocumentInfo(BaseModel):
     doc_type: str | None = Field(description="card: document type (10-Q, SOP, ...)")
     period_end: str | None = Field(description="card: ISO date the reporting period ends")
     fiscal_year: int | None = Field(description="card: fiscal year covered")
+    ingested_at: str | None = Field(
+        default=None,
+        description="UTC ISO 8601 time the document's current points were written (its ingest record); "
+        "None when the store holds no record for them (written before the records existed, or cut short)",
+    )
+
+
+class IngestRecord(NamedTuple):
+    """When a document's current points were written, kept outside the points (``Store.ingest_records``)."""
+
+    ingested_at: str  # UTC, ISO 8601 with milliseconds: 2026-12-03T09:41:07.512Z
+    sha256: str  # the content_hash every point written carried ("" when they disagreed)
+
+
+# Where the records are kept: on Edge, a shard in this folder inside the store's folder; on a
+# server, the collection named ``f"{collection}_{INGEST_RECORDS}"``.
+INGEST_RECORDS = "ingest_records"
+_RECORD_NAMESPACE = uuid.UUID("0b7c5e1e-3f47-4a8e-9c61-2d4f8a3e5b90")
+
+
+def record_id(doc_id: str) -> str:
+    """The id of the document's ingest record (a name-based UUID of the doc_id)."""
+    return str(uuid.uuid5(_RECORD_NAMESPACE, doc_id))
+
+
+def utc_now() -> str:
+    """The current time as an ingest record writes it: UTC, ISO 8601, milliseconds, ``Z``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def record_payload(doc_id: str, points: Sequence[Point], ingested_at: str | None = None) -> dict[str, str]:
+    """The ingest record's payload for ``points`` just written: ``ingested_at`` (now when None)
+    and the content_hash the points carry ("" when they carry more than one, or none)."""
+    hashes = {p.payload.get("content_hash") for p in points}
+    sha256 = hashes.pop() if len(hashes) == 1 else ""
+    return {"doc_id": doc_id, "ingested_at": ingested_at or utc_now(), "sha256": sha256 if isinstance(sha256, str) else ""}
+
+
+def records_of(payloads: Iterable[dict]) -> dict[str, IngestRecord]:
+    """doc_id -> IngestRecord from the records' payloads; payloads missing a field are skipped."""
+    out = {}
+    for p in payloads:
+        doc_id, at, sha256 = p.get("doc_id"), p.get("ingested_at"), p.get("sha256")
+        if isinstance(doc_id, str) and isinstance(at, str) and isinstance(sha256, str):
+            out[doc_id] = IngestRecord(at, sha256)
+    return out
 
 
 # The payload keys ``documents`` reads: small fields only, never the parents' texts.
@@ -124,11 +175,14 @@ DOCUMENT_FIELDS = [
 ]  # fmt: skip
 
 
-def documents_of(payloads: Iterator[dict]) -> list[DocumentInfo]:
+def documents_of(payloads: Iterator[dict], records: Mapping[str, IngestRecord] | None = None) -> list[DocumentInfo]:
     """Per document, sorted by id: the first point's fields and the counts of points and parents.
 
     A document whose points disagree on a version field (an interrupted replace) shows ""
-    for that field, as ``agreed_version`` does.
+    for that field, as ``agreed_version`` does. ``ingested_at`` comes from the document's
+    record in ``records`` only when the record's sha256 is the content_hash its points agree
+    on: a record left by an earlier version of the document (a write cut short between the
+    points and the record) gives None, never that version's time.
     """
     seen: dict[str, dict] = {}
     parents: dict[str, set] = {}
@@ -157,9 +211,14 @@ def documents_of(payloads: Iterator[dict]) -> list[DocumentInfo]:
             doc_type=info.get("doc_type"),
             period_end=info.get("period_end"),
             fiscal_year=info.get("fiscal_year"),
+            ingested_at=_ingested_at((records or {}).get(doc_id), str(info.get("content_hash") or "")),
         )
         for doc_id, info in sorted(seen.items())
     ]
+
+
+def _ingested_at(record: IngestRecord | None, content_hash: str) -> str | None:
+    return record.ingested_at if record is not None and content_hash and record.sha256 == content_hash else None
 
 
 class DocumentVersion(NamedTuple):
@@ -203,10 +262,16 @@ class Store(Protocol):
 
     def ensure_collection(self, dim: int) -> None: ...
 
-    def replace_document(self, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
-        """Upsert ``points``, then delete the document's points that are not among them."""
+    def replace_document(self, doc_id: str, points: Sequence[Point], *, ingested_at: str | None = None) -> ReplaceResult:
+        """Upsert ``points``, then delete the document's points that are not among them, then
+        write the document's ingest record (``record_payload``: ``ingested_at``, now when None);
+        with no points, delete its record instead. The points never carry the time."""
 
-    def delete_document(self, doc_id: str) -> int: ...
+    def delete_document(self, doc_id: str) -> int:
+        """Delete the document's points, then its ingest record; the number of points deleted."""
+
+    def ingest_records(self) -> dict[str, IngestRecord]:
+        """doc_id -> its ingest record; {} for a store written before the records existed."""
 
     def count(self, doc_id: str | None = None) -> int: ...
 
@@ -214,7 +279,8 @@ class Store(Protocol):
         """doc_id -> content_hash of what is stored (one scroll over payloads)."""
 
     def documents(self) -> list[DocumentInfo]:
-        """Every stored document with its counts and versions (one scroll over small payload fields)."""
+        """Every stored document with its counts, versions and ingest time (one scroll over small
+        payload fields and one over the ingest records; see ``documents_of``)."""
 
     def document_version(self, doc_id: str) -> DocumentVersion | None:
         """``(content_hash, pipeline_version)`` every point of ``doc_id`` carries (see ``agreed_version``)."""

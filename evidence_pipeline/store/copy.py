@@ -32,8 +32,11 @@ def _id_of(point: Point) -> str:
 
 
 def copy_store(source: Store, target: Store) -> CopyResult:
+    """Every document of ``source`` into ``target``, with the ingest time the source records for
+    it (``DocumentInfo.ingested_at``; the time of the copy where the source has none)."""
     documents = points = 0
-    for doc_id in sorted(source.document_hashes()):
+    for info in source.documents():
+        doc_id = info.doc_id
         batch = list(source.iter_points(doc_id))
         if not batch:
             continue
@@ -41,7 +44,7 @@ def copy_store(source: Store, target: Store) -> CopyResult:
         # ids made again from the payload: a store made before ids carried their parent
         # (``base.point_id``) copies into one that groups by them
         batch = [p.model_copy(update={"id": _id_of(p)}) for p in batch]
-        target.replace_document(doc_id, batch)
+        target.replace_document(doc_id, batch, ingested_at=info.ingested_at)
         documents += 1
         points += len(batch)
     return CopyResult(documents=documents, points=points)

@@ -1,7 +1,9 @@
 """Embedded store on Qdrant Edge, Qdrant's engine in-process: one directory holds one shard,
 opened by one process. Where Edge differs from a Qdrant server:
 
-- no collections: ``settings.path`` is the shard; ``settings.collection`` is unused;
+- no collections: ``settings.path`` is the shard; ``settings.collection`` is unused; the ingest
+  records (``base.IngestRecord``) are a second, vectorless shard in the folder ``ingest_records``
+  inside it, made on the first record written and opened under the same lock;
 - no group-by: hybrid search fuses dense + BM25 with RRF and keeps the best child of each parent
   here, querying again with deeper prefetches when too few distinct parents came back; every
   point id begins with its parent's key (``base.point_id``), so candidates are grouped by id and
@@ -16,7 +18,9 @@ opened by one process. Where Edge differs from a Qdrant server:
 Crash safety (kill -9 at any moment): every ``update`` is in Edge's WAL before it returns and a
 load replays it; a new shard is made in a side folder and renamed into place; what a killed
 ``replace_document`` leaves is stale by ``document_version`` (every point carries its document's
-point count, ``doc_points``), so the next ingest redoes the document.
+point count, ``doc_points``), so the next ingest redoes the document. A record is written after
+its document's points: one killed in between is missing or names the previous content, and reads
+as no ingest time (``documents_of``).
 """
 
 from __future__ import annotations
@@ -39,9 +43,11 @@ from evidence_pipeline.store.base import (
     DOC_POINTS,
     DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
+    INGEST_RECORDS,
     RRF_K,
     DocumentInfo,
     DocumentVersion,
+    IngestRecord,
     Point,
     ReplaceResult,
     SparseVector,
@@ -53,6 +59,9 @@ from evidence_pipeline.store.base import (
     parent_key,
     parent_key_of,
     point_from_record,
+    record_id,
+    record_payload,
+    records_of,
     unit_representatives,
     vector_stats_of,
 )
@@ -86,6 +95,8 @@ class EdgeStore:
         self.settings = settings
         self.path = Path(settings.path)
         self._shard: qe.EdgeShard | None = None
+        self._records: qe.EdgeShard | None = None  # the ingest records' shard, loaded on first use
+        self._records_written = False
         self._written = False  # any update since opening: close() flushes only then
         self._revision = 0  # counts loads and updates: see ``revision``
         self._lock = StoreLock(self.path)
@@ -228,7 +239,15 @@ class EdgeStore:
 
     def close(self) -> None:
         shard, self._shard = self._shard, None
+        records, self._records = self._records, None
         try:
+            if records is not None:
+                try:
+                    if self._records_written:
+                        records.flush()
+                finally:
+                    records.close()
+                    self._records_written = False
             if shard is not None:
                 try:
                     # A flush costs time even with nothing to write: a reader skips it.
@@ -253,7 +272,40 @@ class EdgeStore:
             raise StoreError(f"{self.path}: the store is not open or not created (ensure_collection first)")
         return self._shard
 
-    def replace_document(self, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
+    def _records_shard(self, create: bool) -> qe.EdgeShard | None:
+        """The ingest records' shard, loaded while the store is open; made (in a side folder
+        renamed into place) when ``create`` and there is none. None: no records yet."""
+        if self._records is None and self._shard is not None:
+            folder = self.path / INGEST_RECORDS
+            try:
+                if (folder / _EDGE_CONFIG).exists():
+                    self._records = qe.EdgeShard.load(str(folder))
+                elif create:
+                    side = self.path / f".{INGEST_RECORDS}.creating"
+                    shutil.rmtree(side, ignore_errors=True)
+                    qe.EdgeShard.create(str(side), _records_config()).close()
+                    os.replace(side, folder)
+                    self._records = qe.EdgeShard.load(str(folder))
+            except Exception as exc:  # the binding raises a bare Exception
+                raise StoreError(f"{folder}: cannot open the ingest records ({exc})") from exc
+        return self._records
+
+    def _write_record(self, doc_id: str, payload: dict | None) -> None:
+        """Put the document's ingest record (``payload``), or delete it (None)."""
+        records = self._records_shard(create=payload is not None)
+        if records is None:
+            return
+        if payload is None:
+            ids: list[qe.PointId] = [record_id(doc_id)]
+            operation = qe.UpdateOperation.delete_points(ids)
+        else:
+            operation = qe.UpdateOperation.upsert_points([qe.Point(record_id(doc_id), {}, payload)])
+        self._records_written = True
+        self._revision += 1
+        records.update(operation)
+
+    def replace_document(self, doc_id: str, points: Sequence[Point], *, ingested_at: str | None = None) -> ReplaceResult:
+        """See ``Store.replace_document``."""
         for p in points:
             if p.payload.get("doc_id") != doc_id:
                 raise ValueError(f"point {p.id} has doc_id {p.payload.get('doc_id')!r}, not {doc_id!r}")
@@ -281,14 +333,17 @@ class EdgeStore:
         stale: list[qe.PointId] = [*sorted(before - {p.id for p in points})]
         for start in range(0, len(stale), _DELETE_BATCH):
             self._update(qe.UpdateOperation.delete_points(stale[start : start + _DELETE_BATCH]))
+        self._write_record(doc_id, record_payload(doc_id, points, ingested_at) if points else None)
         return ReplaceResult(upserted=len(points), deleted=len(stale))
 
     def delete_document(self, doc_id: str) -> int:
+        """See ``Store.delete_document``."""
         if self._shard is None:
             return 0
         n = self.count(doc_id)
         if n:
             self._update(qe.UpdateOperation.delete_points_by_filter(_doc_filter([doc_id])))
+        self._write_record(doc_id, None)
         return n
 
     # -- reads ---------------------------------------------------------------------
@@ -326,7 +381,19 @@ class EdgeStore:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
     def documents(self) -> list[DocumentInfo]:
-        return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
+        return documents_of((r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS)), self.ingest_records())
+
+    def ingest_records(self) -> dict[str, IngestRecord]:
+        records = self._records_shard(create=False)
+        if records is None:
+            return {}
+        payloads: list[dict] = []
+        offset = None
+        while True:
+            page, offset = records.scroll(qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=False))
+            payloads.extend(r.payload or {} for r in page)
+            if offset is None:
+                return records_of(payloads)
 
     def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
         flt = qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchValue(value))])
@@ -494,6 +561,11 @@ class EdgeStore:
             if pid in records
         ]
         return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
+
+
+def _records_config() -> qe.EdgeConfig:
+    # The records hold no vectors, but Edge wants one declared: a sparse vector no record has.
+    return qe.EdgeConfig(sparse_vectors={"none": qe.EdgeSparseVectorParams()}, max_search_threads=1)
 
 
 def _doc_condition(doc_ids: Sequence[str]) -> qe.FieldCondition:

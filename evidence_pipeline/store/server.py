@@ -3,7 +3,9 @@
 Same point layout as the Edge store: named dense vector ``dense`` (cosine) and
 named sparse vector ``bm25`` with ``Modifier.IDF``; keyword payload indexes on
 ``doc_id`` and ``parent_id``. Grouping by parent runs on the server
-(``query_points_groups``).
+(``query_points_groups``). The ingest records (``base.IngestRecord``) are a vectorless collection
+named after the points' one, ``<collection>_ingest_records``, made on the first record written;
+a record is written after its document's points, as on Edge.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSetting
 from evidence_pipeline.store.base import (
     DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
+    INGEST_RECORDS,
     RRF_K,
     DocumentInfo,
     DocumentVersion,
+    IngestRecord,
     Point,
     ReplaceResult,
     SparseVector,
@@ -30,6 +34,9 @@ from evidence_pipeline.store.base import (
     documents_of,
     hashes_of,
     point_from_record,
+    record_id,
+    record_payload,
+    records_of,
     unit_representatives,
     vector_stats_of,
 )
@@ -63,6 +70,8 @@ class ServerStore:
     ):
         self.settings = settings
         self.collection = settings.collection
+        self.records_collection = f"{settings.collection}_{INGEST_RECORDS}"
+        self._records_ready = False  # the records' collection is known to exist
         self._owns_client = client is None
         self._ready_dim: int | None = None  # ensure_collection already checked this dim
         try:
@@ -138,7 +147,35 @@ class ServerStore:
 
     # -- writes --------------------------------------------------------------------
 
-    def replace_document(self, doc_id: str, points: Sequence[Point]) -> ReplaceResult:
+    def _records_exist(self, create: bool) -> bool:
+        """Whether the ingest records' collection exists, making it first when ``create``."""
+        if self._records_ready or self.client.collection_exists(self.records_collection):
+            self._records_ready = True
+        elif create:
+            try:
+                # The records hold no vectors; a sparse vector no record has is declared, as on Edge.
+                self.client.create_collection(
+                    self.records_collection, vectors_config={}, sparse_vectors_config={"none": models.SparseVectorParams()}
+                )
+            except Exception:
+                if not self.client.collection_exists(self.records_collection):  # not made meanwhile by another writer
+                    raise
+            self._records_ready = True
+        return self._records_ready
+
+    def _write_record(self, doc_id: str, payload: dict | None) -> None:
+        """Put the document's ingest record (``payload``), or delete it (None)."""
+        if not self._records_exist(create=payload is not None):
+            return
+        if payload is None:
+            selector = models.PointIdsList(points=[record_id(doc_id)])
+            self.client.delete(self.records_collection, points_selector=selector, wait=True)
+        else:
+            record = models.PointStruct(id=record_id(doc_id), vector={}, payload=payload)
+            self.client.upsert(self.records_collection, points=[record], wait=True)
+
+    def replace_document(self, doc_id: str, points: Sequence[Point], *, ingested_at: str | None = None) -> ReplaceResult:
+        """See ``Store.replace_document``."""
         for p in points:
             if p.payload.get("doc_id") != doc_id:
                 raise ValueError(f"point {p.id} has doc_id {p.payload.get('doc_id')!r}, not {doc_id!r}")
@@ -158,9 +195,11 @@ class ServerStore:
         stale = sorted(before - {p.id for p in points})
         if stale:
             self.client.delete(self.collection, points_selector=models.PointIdsList(points=stale), wait=True)
+        self._write_record(doc_id, record_payload(doc_id, points, ingested_at) if points else None)
         return ReplaceResult(upserted=len(points), deleted=len(stale))
 
     def delete_document(self, doc_id: str) -> int:
+        """See ``Store.delete_document``."""
         if not self._exists():
             return 0
         n = self.count(doc_id)
@@ -170,6 +209,7 @@ class ServerStore:
                 points_selector=models.FilterSelector(filter=_doc_filter([doc_id])),
                 wait=True,
             )
+        self._write_record(doc_id, None)
         return n
 
     # -- reads ---------------------------------------------------------------------
@@ -212,7 +252,18 @@ class ServerStore:
         return hashes_of(r.payload or {} for r in self._scroll(None, ["doc_id", "content_hash"]))
 
     def documents(self) -> list[DocumentInfo]:
-        return documents_of(r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS))
+        return documents_of((r.payload or {} for r in self._scroll(None, DOCUMENT_FIELDS)), self.ingest_records())
+
+    def ingest_records(self) -> dict[str, IngestRecord]:
+        if not self._records_exist(create=False):
+            return {}
+        payloads: list[dict] = []
+        offset = None
+        while True:
+            page, offset = self.client.scroll(self.records_collection, limit=_SCROLL_PAGE, offset=offset, with_payload=True)
+            payloads.extend(r.payload or {} for r in page)
+            if offset is None:
+                return records_of(payloads)
 
     def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
         flt = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
