@@ -6,6 +6,7 @@ every slot they cover (``Table.grid``). Header rows come first.
 
 from __future__ import annotations
 
+import functools
 import html
 import html.entities
 import re
@@ -184,10 +185,12 @@ def _spans(row: list[str]) -> list[tuple[str, int]]:
 _BODY_ROW_LABEL = re.compile(r"<tr><td>(.*?)</td>")
 
 
-def row_labels(text: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def row_labels(text: str) -> tuple[str, ...]:
     """The first cell of every body row of the tables ``table_html`` rendered into ``text``
-    (a parent's text), unescaped: the row labels a reader looks a figure up by."""
-    return [html.unescape(label) for label in _BODY_ROW_LABEL.findall(text) if label.strip()]
+    (a parent's text), unescaped: the row labels a reader looks a figure up by. Read once per
+    text (an LRU): every search reads them off its candidates' parents."""
+    return tuple(html.unescape(label) for label in _BODY_ROW_LABEL.findall(text) if label.strip())
 
 
 _FIRST_BODY_ROW = re.compile(r"<tbody><tr>(.*?)</tr>")
@@ -195,6 +198,7 @@ _CELL = re.compile(r"<td>(.*?)</td>")
 _HUNDRED_PERCENT = re.compile(r"100(?:\.0+)?\s*%")
 
 
+@functools.lru_cache(maxsize=1024)
 def common_size(text: str) -> bool:
     """The first table ``table_html`` rendered into ``text`` is a common-size table: each figure
     a percentage of its column's first row, whose figures all read 100% ("Revenue 100.0 %",

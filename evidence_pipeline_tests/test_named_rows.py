@@ -29,15 +29,15 @@ STATEMENT = table_html(
 
 
 def test_row_labels_reads_back_the_rendered_rows():
-    assert row_labels(STATEMENT) == [
+    assert row_labels(STATEMENT) == (
         "Research and development",
         "Marketing, general and administrative",
         "Total operating expenses",
         "Advertising services (5) 7,612",
         "Net sales",
         "R&D <capitalised>",
-    ]
-    assert row_labels("Plain prose, no table.") == []
+    )
+    assert row_labels("Plain prose, no table.") == ()
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ in coverage order (weight ``COVERAGE_WEIGHT``).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -42,8 +43,16 @@ def coverage_scores(texts: Sequence[str], words: frozenset[str]) -> list[float]:
     weighs ``log(1 + n / df)`` (df: the texts that hold it), saturated by its count and
     normalised by the text's length against the texts' mean. A word counts where a word of the
     text opens with it (its plural, its other endings), found in one scan of the folded text."""
-    pattern = _words_pattern(words)
-    counts = [Counter(m.group(1) for m in pattern.finditer(unicodedata.normalize("NFKC", text).casefold())) for text in texts]
+    stems = _stems(words)
+    single = tuple(stem for stem in stems if _WORD.fullmatch(stem))
+    spanning = [stem for stem in stems if stem not in single]  # "sop-qa-070", "3.5"
+    counts = [
+        # a text that holds a stem spanning words anywhere is scanned as a whole
+        Counter(m.group(1) for m in _words_pattern(stems).finditer(_folded(text)))
+        if any(stem in _folded(text) for stem in spanning)
+        else _stem_counts(text, single)
+        for text in texts
+    ]
     lengths = [max(len(text) / CHARS_PER_TOKEN, 1.0) for text in texts]
     n = len(texts)
     df = Counter(w for c in counts for w in c)
@@ -56,10 +65,48 @@ def coverage_scores(texts: Sequence[str], words: frozenset[str]) -> list[float]:
     return scores
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 @functools.lru_cache(maxsize=256)
-def _words_pattern(words: frozenset[str]) -> re.Pattern[str]:
-    stems = sorted({w[:-1] if w.endswith("y") and len(w) > 4 else w for w in words}, key=lambda w: (-len(w), w))
+def _stems(words: frozenset[str]) -> tuple[str, ...]:
+    """The prefixes a text's words are matched by, the longest first: a word matches the
+    longest stem it opens with ("study" -> "stud", so "studies" counts too)."""
+    return tuple(sorted({w[:-1] if w.endswith("y") and len(w) > 4 else w for w in words}, key=lambda w: (-len(w), w)))
+
+
+@functools.lru_cache(maxsize=256)
+def _words_pattern(stems: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])(" + "|".join(re.escape(w) for w in stems) + r")[^\W_]*")
+
+
+@functools.lru_cache(maxsize=1024)
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_counts(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The distinct words of the folded ``text`` in sorted order, and how often each occurs.
+    Read once per text (an LRU): every search scores its candidates' parents."""
+    counted = sorted(Counter(_WORD.findall(_folded(text))).items())
+    return tuple(w for w, _ in counted), tuple(n for _, n in counted)
+
+
+def _stem_counts(text: str, stems: tuple[str, ...]) -> Counter[str]:
+    """How many words of ``text`` each stem (one word each, the longest first) opens, a word
+    counted for the longest stem it opens with: what ``_words_pattern`` finds, without a scan."""
+    words, counts = _word_counts(text)
+    found: Counter[str] = Counter()
+    taken: set[int] = set()
+    for stem in stems:
+        n = bisect.bisect_left(words, stem)
+        while n < len(words) and words[n].startswith(stem):
+            if n not in taken:
+                taken.add(n)
+                found[stem] += counts[n]
+            n += 1
+    return found
 
 
 def by_coverage(

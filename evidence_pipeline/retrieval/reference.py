@@ -57,8 +57,12 @@ def _acronym(label: str) -> bool:
 
 def heading_says_reference(payload: Mapping[str, Any]) -> bool:
     """The caption or a section heading above the unit names reference material."""
-    names = [payload.get("caption") or "", *(payload.get("section_path") or [])]
-    return any(_HEADING.search(name) for name in names if name)
+    return _names_reference(payload.get("caption") or "", tuple(payload.get("section_path") or ()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_reference(caption: str, section_path: tuple[str, ...]) -> bool:
+    return any(_HEADING.search(name) for name in (caption, *section_path) if name)
 
 
 @functools.lru_cache(maxsize=4096)
