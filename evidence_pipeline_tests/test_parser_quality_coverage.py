@@ -12,10 +12,16 @@ import pytest
 
 from evidence_pipeline.evaluation.parser_quality.coverage import (
     PLACES_SHOWN,
+    PageReading,
     coverage_section,
     file_coverage,
     locate_words,
+    pdf_page_texts,
+    pdf_reference,
     pdf_words,
+    reading_words,
+    unreadable_char,
+    word_spans,
     words_of,
 )
 from evidence_pipeline.evaluation.parser_quality.models import CoverageSection, ParserQualityReport, WordPlace
@@ -263,7 +269,7 @@ def test_make_report_renders_the_coverage_per_corpus_and_the_worst_files(tmp_pat
     files = [
         row("../shared/corpora/sec-10q-dev", "a.pdf", 1000, 1000),
         row("../shared/corpora/sec-10q-dev", "b.pdf", 1000, 980, ["zeta", "alpha"], [WordPlace(word="zeta", page=4, box=(1, 2, 3, 4))]),
-        row("../shared/corpora/clinical-protocols/pdfs", "c.pdf", 500, 499, ["omega"]),
+        row("../shared/corpora/clinical-protocols/pdfs", "c.pdf", 500, 499, ["omega"]).model_copy(update={"unreadable": 7}),
         CoverageFile(
             file="scan.pdf", folder="../shared/corpora/clinical-protocols/pdfs", words=0, covered=0, error="no text layer: needs OCR"
         ),
@@ -274,11 +280,239 @@ def test_make_report_renders_the_coverage_per_corpus_and_the_worst_files(tmp_pat
     page = render(find_reports(tmp_path), tmp_path)
     assert "## Word coverage — `make coverage`" in page and "from 1 report in" in page
     assert "all files: mean 0.9927, min 0.9800" in page and "commit `0123456789`" in page
-    assert "| sec-10q-dev | 2 | 0 | 0.9900 | 0.9800 | 1 |" in page
-    assert "| clinical-protocols | 2 | 1 | 0.9980 | 0.9980 | 0 |" in page
+    assert "| sec-10q-dev | 2 | 0 | 0.9900 | 0.9800 | 1 | 0 |" in page
+    assert "| clinical-protocols | 2 | 1 | 0.9980 | 0.9980 | 0 | 7 |" in page
+    assert "unreadable words" in page
     worst = [line for line in page.splitlines() if line.startswith("| sec-10q-dev | `") or line.startswith("| clinical-protocols | `")]
     assert worst == [
         "| sec-10q-dev | `b.pdf` | 0.9800 | 20 | `zeta (p. 4)`, `alpha` |",
         "| clinical-protocols | `c.pdf` | 0.9980 | 1 | `omega` |",
         "| sec-10q-dev | `a.pdf` | 1.0000 | 0 |  |",
     ]
+
+
+# --------------------------------------------------------------------------- what pdfium cannot read
+
+
+def _minimal_pdf(objects: list[bytes]) -> bytes:
+    """A PDF of the given objects (numbered from 1, the first the catalogue), with its xref."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _stream(data: bytes) -> bytes:
+    return b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
+
+
+@pytest.fixture(scope="module")
+def unmapped_font(tmp_path_factory) -> Path:
+    """One page: "Readable words" in Helvetica, then "Monitoring abcde" in a Type 3 font whose
+    glyphs have made-up names and no ToUnicode map: pdfium gives the codes ("abcde") as text
+    and flags each character (``FPDFText_HasUnicodeMapError``)."""
+    glyph = b"600 0 0 0 500 700 d1 0 0 500 700 re f"
+    content = b"BT /F1 12 Tf 40 150 Td (Readable words) Tj ET BT /F2 12 Tf 40 100 Td (abcde) Tj ET"
+    names = b" ".join(b"/g%d" % k for k in range(5))
+    procs = b" ".join(b"/g%d 7 0 R" % k for k in range(5))
+    path = tmp_path_factory.mktemp("unmapped") / "unmapped_font.pdf"
+    path.write_bytes(
+        _minimal_pdf([
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 200] /Contents 4 0 R"
+            b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+            _stream(content),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 600 700] /FontMatrix [0.001 0 0 0.001 0 0]"
+            b" /FirstChar 97 /LastChar 101 /Widths [600 600 600 600 600]"
+            b" /Encoding << /Type /Encoding /Differences [97 " + names + b"] >> /CharProcs << " + procs + b" >> /Resources << >> >>",
+            _stream(glyph),
+        ])
+    )  # fmt: skip
+    return path
+
+
+def test_a_word_in_a_font_without_unicode_is_unreadable_not_lost(unmapped_font, parse_cached):
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    # pdfium's own text holds the glyph codes as if they were letters, and says it could not map them
+    (text,) = pdf_page_texts(unmapped_font)
+    assert "abcde" in text and words_of(text) == {"readable", "words", "abcde"}
+    pdf = pdfium.PdfDocument(str(unmapped_font))
+    textpage = pdf[0].get_textpage()
+    at = text.index("abcde")
+    assert [pdfium_c.FPDFText_HasUnicodeMapError(textpage.raw, i) for i in (0, at, at + 4)] == [0, 1, 1]
+    textpage.close()
+    pdf.close()
+    # the probe scores the words pdfium read and counts the other apart
+    reference = pdf_reference(unmapped_font)
+    assert reference.words == {"readable", "words"} and reference.unreadable == {"abcde"}
+    cov = file_coverage(unmapped_font, parse_cached(unmapped_font))
+    assert (cov.words, cov.unreadable, cov.unreadable_shown) == (2, 1, ["abcde"])
+    assert "abcde" not in cov.lost and cov.covered + cov.n_lost == cov.words
+    row = json.loads(cov.model_dump_json())
+    assert row["unreadable"] == 1 and row["words"] == 2
+    text = render_text(ParserQualityReport(parser="x", cpus=1, load_avg_start=[], coverage=CoverageSection(files=[cov])))
+    assert "    unreadable by pdfium, not scored: abcde" in text.splitlines()
+    assert "1 words unreadable by pdfium, not scored" in text
+
+
+def test_unreadable_codes_and_words_that_hold_them():
+    assert not unreadable_char("a") and not unreadable_char("\ufffe")  # U+FFFE: pdfium's line-end hyphen
+    assert unreadable_char("a", map_error=True)
+    assert all(unreadable_char(c) for c in "\x00\ufffd\uffff\ue000\uf8ff\U000f0041")
+    assert not any(unreadable_char(c) for c in "é€\u00ad\U0001d400 ")
+    # a word holding an unreadable character, or glued by unreadable ones to another, is unreadable
+    text = "Side e\ue001ect here; \ue002 alone; gl\u0001yph 0rqlwrulqj Flovent\uf6da (\uf03e4000)"
+    unreadable = frozenset(i for i, ch in enumerate(text) if ch in "\ue001\ue002\u0001\uf6da\uf03e") | {text.index("q")}
+    read, unread = reading_words(PageReading(text=text, unreadable=unreadable))
+    assert unread == {"e", "ect", "gl", "yph", "0rqlwrulqj"}
+    # a symbol pdfium could not read at a word's edge leaves the word read
+    assert read == {"side", "here", "alone", "flovent", "4000"}
+    # one alone is no word; white space pdfium shows stays a separator
+    spaced = "one two"
+    assert reading_words(PageReading(text=spaced, unreadable=frozenset({3}))) == ({"one", "two"}, set())
+    # a word read somewhere is no unreadable word
+    assert reading_words(PageReading(text="cell cell", unreadable=frozenset({1}))) == ({"cell"}, set())
+    # without breaks or unreadable characters, the words are words_of's
+    plain = "Ef\ufffefects of Cell-F1 \u2014 TABLE\u00a0Rows"
+    assert reading_words(PageReading(text=plain)) == (words_of(plain), set())
+
+
+def test_breaks_cut_a_word_and_word_spans_follow_them():
+    reading = PageReading(text="Net income in2016 and2015", breaks=frozenset({16, 24}))
+    # before "6" of "in2016" and "5" of "and2015": text indices, not words
+    assert reading_words(reading) == ({"net", "income", "in201", "6", "and201", "5"}, set())
+    reading = PageReading(text="Net income in2016 and2015", breaks=frozenset({13, 21}))
+    assert reading_words(reading)[0] == {"net", "income", "in", "2016", "and", "2015"}
+    assert list(word_spans(reading, {"2016", "and"})) == [("2016", 13, 17), ("and", 18, 21)]
+
+
+def _glyph_line(canvas, x: float, y: float, pieces: list[str], font: str = "Helvetica", size: float = 12.0) -> None:
+    """Each piece a text object of its own; a lone space adds nothing to the pen: the next word
+    starts where the one before ended, the space a text object of no width between them."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    for piece in pieces:
+        text = canvas.beginText(x, y)
+        text.setFont(font, size)
+        text.textOut(piece)
+        canvas.drawText(text)
+        if piece != " ":
+            x += stringWidth(piece, font, size)
+
+
+@pytest.fixture(scope="module")
+def word_gaps(tmp_path_factory) -> Path:
+    """A line whose word gaps are lone space objects drawn with no room, and the same inside a
+    form drawn moved and scaled: pdfium's text runs each line's words together."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path_factory.mktemp("gaps") / "word_gaps.pdf"
+    c = Canvas(str(path), pagesize=(400, 300), invariant=1)
+    _glyph_line(c, 40, 250, ["Income", " ", "tax", " ", "in", " ", "2017", " ", "and", " ", "2016"])
+    c.beginForm("held")
+    _glyph_line(c, 0, 0, ["Shares", " ", "held"])
+    c.endForm()
+    c.saveState()
+    c.translate(100, 120)
+    c.scale(1.5, 1.5)
+    c.doForm("held")
+    c.restoreState()
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_a_word_gap_pdfium_left_out_cuts_its_word(word_gaps, parse_cached):
+    (text,) = pdf_page_texts(word_gaps)
+    assert words_of(text) == {"incometaxin2017and2016", "sharesheld"}  # pdfium's own reading
+    reference = pdf_reference(word_gaps)
+    assert reference.words == {"income", "tax", "in", "2017", "and", "2016", "shares", "held"}
+    assert reference.unreadable == set() and set(reference.breaks) == {1}
+    # the parser reads the spaces: nothing lost
+    cov = file_coverage(word_gaps, parse_cached(word_gaps))
+    assert (cov.words, cov.covered, cov.lost) == (8, 8, [])
+    # a lost word is found where the text has it, with the breaks found again or passed on
+    (place,) = locate_words(word_gaps, {"2017"})
+    assert place.page == 1 and words_of(_read_back(word_gaps, place)) == {"2017"}
+    assert locate_words(word_gaps, {"2017"}, breaks=reference.breaks) == [place]
+    assert locate_words(word_gaps, {"2017"}, breaks={}) == []  # pdfium's own words: no "2017"
+
+
+def test_a_word_gap_with_room_and_a_word_without_gaps_stay_as_they_are(tmp_path):
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path / "spaced.pdf"
+    c = Canvas(str(path), pagesize=(400, 300), invariant=1)
+    c.setFont("Helvetica", 12)
+    c.drawString(40, 250, "Income tax in 2017 and 2016")  # one text object, real spaces
+    _glyph_line(c, 40, 200, ["Net", " ", "  ", "revenue"])  # a lone space object, then room
+    _glyph_line(c, 40, 150, ["un", "breakable"])  # two objects, nothing between them
+    c.showPage()
+    c.save()
+    assert pdf_reference(path).words == words_of(pdf_page_texts(path)[0]) == {
+        "income", "tax", "in", "2017", "and", "2016", "net", "revenue", "unbreakable",
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def left_out_glyph(tmp_path_factory) -> Path:
+    """ "adverse effect" in Times bold italic one glyph at a time, the second "f" 0.27 em after
+    the first (its advance is 0.333 em): pdfium takes it for a fake-bold copy of the first and
+    leaves it out ("ef ect"). Below, "bold heading" in real fake bold, each glyph drawn twice
+    0.3 pt apart: pdfium leaves the copies out and reads it right."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path_factory.mktemp("left_out") / "left_out_glyph.pdf"
+    c = Canvas(str(path), pagesize=(400, 300), invariant=1)
+    font, size, x = "Times-BoldItalic", 12.0, 40.0
+    for i, ch in enumerate("adverse effect"):
+        _glyph_line(c, x, 250, [ch], font, size)
+        x += 0.27 * size if i == 9 else stringWidth(ch, font, size)
+    x = 40.0
+    for ch in "bold heading":
+        _glyph_line(c, x, 200, [ch], "Helvetica-Bold", size)
+        _glyph_line(c, x + 0.3, 200, [ch], "Helvetica-Bold", size)
+        x += stringWidth(ch, "Helvetica-Bold", size)
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_words_on_a_glyph_pdfium_left_out_are_unreadable(left_out_glyph):
+    (text,) = pdf_page_texts(left_out_glyph)
+    assert "adverse ef ect" in text and "bold heading" in text  # one "f" gone; the copies too
+    reference = pdf_reference(left_out_glyph)
+    assert reference.words == {"adverse", "bold", "heading"}
+    assert reference.unreadable == {"ef", "ect"}
+
+
+@needs_shared
+def test_shared_files_pdfium_misreads(parse_cached):
+    """A protocol set in a font without a Unicode map, a 10-K whose word gaps are lone space
+    objects, and a clean 10-Q, as ``make coverage`` reads them."""
+    protocol = CORPORA / "sponsor-protocols" / "pdfs" / "NCT01144338_Prot_000.pdf"
+    tenk = CORPORA / "financebench-more" / "pdfs" / "COCACOLA_2017_10K.pdf"
+    tenq = CORPORA / "sec-10q-dev" / "pdfs" / "2022 Q3 AAPL.pdf"
+    if not (protocol.is_file() and tenk.is_file() and tenq.is_file()):
+        pytest.skip("shared files not present")
+    garbled = pdf_reference(protocol, pages=(2, 2))  # its table of contents; the page number reads
+    assert garbled.words == {"2"} and len(garbled.unreadable) > 20
+    assert "0rqlwrulqj" in words_of(pdf_page_texts(protocol, (4, 4))[0]) and "0rqlwrulqj" in pdf_reference(protocol, (4, 4)).unreadable
+    assert pdf_reference(protocol, pages=(6, 6)).unreadable == set()  # a page in a mapped font
+    joined = pdf_reference(tenk, pages=(60, 60))
+    assert "and2016" in words_of(pdf_page_texts(tenk, (60, 60))[0]) and "and2016" not in joined.words
+    assert {"and", "2016"} <= joined.words
+    clean = pdf_reference(tenq)
+    assert clean.unreadable == set() and clean.words == pdf_words(tenq)
+    assert clean.words == set().union(*(words_of(t) for t in pdf_page_texts(tenq)))

@@ -283,8 +283,14 @@ def _share(row: Mapping[str, Any]) -> float | None:
     return share if isinstance(share, (int, float)) and not isinstance(share, bool) else None
 
 
+def _unreadable(row: Mapping[str, Any]) -> int:
+    value = row.get("unreadable")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _coverage_corpora(rows: Sequence[Mapping[str, Any]], floor: float) -> list[list[str]]:
-    """Per corpus: files, files without a figure, mean, min, files below ``floor``."""
+    """Per corpus: files, files without a figure, mean, min, files below ``floor``, and the words
+    pdfium could not read (each file's distinct ones, summed; outside every share)."""
     by_corpus: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         by_corpus.setdefault(_corpus(str(row.get("folder", ""))), []).append(row)
@@ -294,7 +300,7 @@ def _coverage_corpora(rows: Sequence[Mapping[str, Any]], floor: float) -> list[l
         out.append([
             name, str(len(files)), str(len(files) - len(shares)),
             f"{sum(shares) / len(shares):.4f}" if shares else "-", f"{min(shares):.4f}" if shares else "-",
-            str(sum(v < floor for v in shares)),
+            str(sum(v < floor for v in shares)), str(sum(map(_unreadable, files))),
         ])  # fmt: skip
     return out
 
@@ -321,11 +327,13 @@ def _coverage_section(entry: Found) -> list[str]:
         "",
         "Share of each PDF's distinct words (pdfium's text layer) found in its evidence units or in the lines "
         f"recorded as page furniture; goals: mean ≥ {mean_goal}, no file below {floor}. "
+        "Words holding a character pdfium could not read (no Unicode for its glyph, or a glyph it left out) "
+        "are no reference: neither found nor lost, counted apart (unreadable words). "
         f"Parser `{data.get('parser', '?')}`; all files: mean {_rate4(coverage.get('mean'))}, min {_rate4(coverage.get('worst'))}.",
         f"Recorded: {_when(data)}.",
         "",
     ]
-    header = ["corpus", "files", "no text layer", "mean", "min", f"below {floor}"]
+    header = ["corpus", "files", "no text layer", "mean", "min", f"below {floor}", "unreadable words"]
     lines += _table(header, _coverage_corpora(rows, floor)) + [""]
     worst = sorted((r for r in rows if _share(r) is not None), key=lambda r: (_share(r) or 0.0, str(r.get("file"))))[:WORST_FILES]
     if worst:

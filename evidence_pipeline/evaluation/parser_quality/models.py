@@ -230,12 +230,17 @@ class WordPlace(_Record):
 class CoverageFile(_Record):
     file: str
     folder: str = ""  # the folder given on the command line
-    words: int  # distinct words of pdfium's text
+    words: int  # distinct words of pdfium's text that pdfium read (the reference)
     covered: int  # of them, found in some evidence unit or in recorded page furniture
     furniture: int = 0  # of the covered, found only in page furniture (running headers, page numbers)
     n_lost: int = 0
     lost: list[str] = Field(default_factory=list)  # the first lost words, sorted
     lost_at: list[WordPlace] = Field(default_factory=list)  # where the listed lost words stand, in page order
+    # distinct words of pdfium's text holding a character pdfium could not read (no Unicode for
+    # its glyph) or standing on a glyph it left out (``coverage.read_page``): no reference,
+    # neither found nor lost, not in ``words`` nor in ``share``
+    unreadable: int = 0
+    unreadable_shown: list[str] = Field(default_factory=list)  # the first of them, sorted
     error: str | None = None  # no text layer, or why the parse failed
 
     @computed_field  # type: ignore[prop-decorator]
@@ -266,6 +271,12 @@ class CoverageSection(_Record):
     def worst(self) -> float | None:
         shares = [f.share for f in self.files if f.share is not None]
         return min(shares) if shares else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def unreadable(self) -> int:
+        """Words pdfium could not read, over the files (each file's distinct ones): outside every share."""
+        return sum(f.unreadable for f in self.files)
 
 
 # --------------------------------------------------------------------------- the whole report

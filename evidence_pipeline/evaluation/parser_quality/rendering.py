@@ -113,21 +113,35 @@ def _coverage(c: CoverageSection) -> list[str]:
         "",
         "4. Word coverage: distinct words of pdfium's text found in the evidence units",
         "   (found: in a unit or, column furn., only in lines recorded as page furniture;",
+        "   unread.: words pdfium could not read (no Unicode for a glyph, or a glyph it left out), neither found nor lost,",
+        "   outside words and share;",
         "   under a file, where pdfium's text holds its lost words: page (l, t, r, b) in points from the top-left)",
     ]
-    out.append(f"{'document':44} {'words':>6} {'found':>6} {'furn.':>6} {'share':>7}  lost (first 30)")
+    out.append(f"{'document':44} {'words':>6} {'found':>6} {'furn.':>6} {'unread.':>7} {'share':>7}  lost (first 30)")
     for f in c.files:
         if f.error:
-            out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>6} {'-':>7}  {f.error}")
+            unread = f.unreadable if f.unreadable else "-"
+            out.append(f"{f.file[:44]:44} {'-':>6} {'-':>6} {'-':>6} {unread:>7} {'-':>7}  {f.error}")
             continue
         more = f" (+{f.n_lost - len(f.lost)} more)" if f.n_lost > len(f.lost) else ""
-        out.append(f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {_f(f.share, 4):>7}  {' '.join(f.lost)}{more}")
+        out.append(
+            f"{f.file[:44]:44} {f.words:>6} {f.covered:>6} {f.furniture:>6} {f.unreadable:>7} {_f(f.share, 4):>7}  {' '.join(f.lost)}{more}"
+        )
         out += [f"    {place_line(p)}" for p in f.lost_at]
+        if f.unreadable:
+            more = f" (+{f.unreadable - len(f.unreadable_shown)} more)" if f.unreadable > len(f.unreadable_shown) else ""
+            out.append(f"    unreadable by pdfium, not scored: {' '.join(f.unreadable_shown)}{more}")
     folders = c.folders()
     if len(folders) > 1:
         for name, part in folders.items():
-            out.append(f"  {name}: mean {_f(part.mean, 4)}, worst {_f(part.worst, 4)} ({len(part.files)} files)")
-    out.append(f"  mean {_f(c.mean, 4)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst, 4)} {_goal(c.worst, c.goals.worst)}")
+            out.append(
+                f"  {name}: mean {_f(part.mean, 4)}, worst {_f(part.worst, 4)} ({len(part.files)} files; "
+                f"{part.unreadable} words unreadable by pdfium)"
+            )
+    out.append(
+        f"  mean {_f(c.mean, 4)} {_goal(c.mean, c.goals.mean)}; worst {_f(c.worst, 4)} {_goal(c.worst, c.goals.worst)}; "
+        f"{c.unreadable} words unreadable by pdfium, not scored"
+    )
     return out
 
 
