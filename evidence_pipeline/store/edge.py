@@ -2,25 +2,21 @@
 opened by one process. Where Edge differs from a Qdrant server:
 
 - no collections: ``settings.path`` is the shard; ``settings.collection`` is unused; the ingest
-  records (``base.IngestRecord``) are a second, vectorless shard in the folder ``ingest_records``
-  inside it, made on the first record written and opened under the same lock;
-- no group-by: hybrid search fuses dense + BM25 with RRF and keeps the best child of each parent
-  here, querying again with deeper prefetches when too few distinct parents came back; every
-  point id begins with its parent's key (``base.point_id``), so candidates are grouped by id and
-  only the winners' payloads are read;
+  records (``base.IngestRecord``) are a second shard, ``ingest_records``, inside it;
+- no group-by: hybrid search fuses dense + BM25 with RRF and keeps each parent's best child
+  here (deeper prefetches when too few parents came back); a point id begins with its parent's
+  key (``base.point_id``), so candidates group by id and only the winners' payloads are read;
 - an exclusive lock while open: every opener first takes ``StoreLock`` (a file beside the shard),
   waiting up to ``settings.lock_timeout_s``, and holds the store only while it is used
   (``open_store``); searches keep one read-only open that lets go when anyone queues (``reader``);
-- no background optimizer: dense search in appendable segments is exact brute force;
-  ``optimize()`` builds HNSW and vacuums deleted points, which the ingest calls through
-  ``index_if_due`` once ``settings.index_threshold`` points lack a graph.
+- no background optimizer: ``optimize()`` builds HNSW and vacuums deleted points (the ingest
+  calls it through ``index_if_due``); until then dense search is exact brute force.
 
 Crash safety (kill -9 at any moment): every ``update`` is in Edge's WAL before it returns and a
 load replays it; a new shard is made in a side folder and renamed into place; what a killed
 ``replace_document`` leaves is stale by ``document_version`` (every point carries its document's
-point count, ``doc_points``), so the next ingest redoes the document. A record is written after
-its document's points: one killed in between is missing or names the previous content, and reads
-as no ingest time (``documents_of``).
+point count, ``doc_points``), so the next ingest redoes the document; an ingest record killed
+before it is written reads as no ingest time (``documents_of``).
 """
 
 from __future__ import annotations

@@ -1,32 +1,21 @@
 """Word coverage: how much of a PDF's own text reaches its evidence units.
 
-The reference is pdfium's text of the same pages (``get_textpage().get_text_range()``), a
-decoder independent of the parser's. Both sides are normalised as the other metrics are
-(NFKC, dashes, case) and cut into words; the figure is the share of the document's
-distinct words that appear in the text of any of its evidence units. A word the parser
-lost entirely (a dropped heading, a line taken for page furniture) shows in ``lost``.
+The reference is pdfium's text of the same pages, a decoder independent of the parser's. Both
+sides are normalised (NFKC, dashes, case) and cut into words; the figure is the share of the
+document's distinct words found in the text of any of its evidence units. Lost words show in
+``lost``, each located in pdfium's text (``locate_words``: page and box, PDF points from the
+page's top-left corner).
 
-Page furniture (running headers and footers, page numbers) belongs in no unit, but the
-parser records it as such (blocks labelled ``page_header`` / ``page_footer``): a word found
-only there is accounted for, not lost, and is counted apart (``furniture``) so that a body
-line wrongly taken for furniture still shows in the report. The lines of a table of contents
-(``units.is_contents_entry``) are navigation too, read and left out of the units: counted
-with the furniture. A word both in a unit and in furniture counts as found in the units.
+A word found only in recorded page furniture (``page_header`` / ``page_footer`` blocks) or in
+a table of contents (``units.is_contents_entry``) is accounted for and counted apart
+(``furniture``); a word in a unit and in furniture counts as found.
 
-Each listed lost word is located in pdfium's text (``locate_words``): its page and the box of
-its characters, in PDF points from the page's top-left corner, for its first few occurrences.
-
-Where pdfium's text is no reading of the page the probe says so rather than score it
-(``read_page``). A word holding a character pdfium could not map to Unicode (a font without a
-usable ``ToUnicode`` map: pdfium then gives the glyph's code, "0rqlwrulqj" for "Monitoring"; or
-U+FFFD, a private-use code point) or standing on a glyph pdfium left out of its text (an italic
-"ff" drawn one glyph at a time, taken for fake bold: "dif er" for "differ") is *unreadable by
-the probe*: neither found nor lost, it is counted apart (``unreadable``) and left out of
-``words``. And where the content stream draws a word gap as a text object of its own that has
-no width (a lone space glyph), pdfium leaves that object out of its text and, the next glyph
-standing where the space was drawn, runs the two words together ("and2016"): the reference word
-is cut there, as the text layer has it (``word_gap_breaks``). Pages with neither keep exactly
-the words ``words_of`` finds in pdfium's text.
+Where pdfium cannot read the page the probe says so (``read_page``). A word holding a character
+pdfium could not map to Unicode ("0rqlwrulqj" for "Monitoring", U+FFFD, a private-use point), or
+standing on a glyph pdfium left out of its text (an "ff" drawn glyph by glyph, taken for fake
+bold), is *unreadable*: neither found nor lost, counted apart (``unreadable``). Where the content
+stream draws a word gap as a zero-width text object that pdfium leaves out ("and2016"), the
+reference word is cut there (``word_gap_breaks``). Other pages keep exactly ``words_of``'s words.
 """
 
 from __future__ import annotations
