@@ -78,13 +78,18 @@ def _undo_joins(text: str, joins: list[tuple[re.Pattern[str], str]]) -> str:
 
 
 def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
-    # every page with text: a dash lost at a line end leaves no '-' to look for
+    """``doc`` with its dashes as printed (``restore_dashes_in`` on ``page_texts``)."""
+    return restore_dashes_in(doc, page_texts(doc, path))
+
+
+def page_texts(doc: ParsedDoc, path: Path) -> dict[int, str]:
+    """pdfium's text of every page of ``path`` that holds a text or a table of ``doc``, by page number."""
     pages_needed = {b.page for b in doc.blocks if b.page}
     for t in doc.tables:
-        if t.page and ("-" in (t.caption or "") or any("-" in c.text for c in t.cells) or any("-" in f for f in t.footnotes)):
+        if t.page:
             pages_needed.update(t.pages or [t.page])
     if not pages_needed:
-        return doc
+        return {}
     import pypdfium2 as pdfium
 
     texts: dict[int, str] = {}
@@ -97,6 +102,13 @@ def restore_dashes(doc: ParsedDoc, path: Path) -> ParsedDoc:
                 WORK.count("parse.pdfium_text_pages")
     finally:
         pdf.close()
+    return texts
+
+
+def restore_dashes_in(doc: ParsedDoc, texts: dict[int, str]) -> ParsedDoc:
+    """``doc`` with the dashes docling-parse flattened or dropped as pdfium's ``texts`` print them."""
+    if not texts:
+        return doc
 
     def around(page: int | None) -> list[str]:
         return [texts[p] for p in (page, (page or 0) + 1, (page or 0) - 1) if p in texts]

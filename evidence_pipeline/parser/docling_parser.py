@@ -172,12 +172,14 @@ class DoclingParser:
         except Exception as exc:
             raise ParseError(str(path), f"converted document could not be read: {type(exc).__name__}: {exc}") from exc
         if kind == "pdf":
-            from evidence_pipeline.parser.dashes import restore_dashes
+            from evidence_pipeline.parser.dashes import page_texts, restore_dashes_in
+            from evidence_pipeline.parser.spaces import restore_spaces_in
 
             try:
-                doc = restore_dashes(doc, path)
-            except Exception as exc:  # cosmetic: never fail a document over its dashes
-                doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes not restored: {exc}"]})
+                texts = page_texts(doc, path)
+                doc = restore_spaces_in(restore_dashes_in(doc, texts), texts)
+            except Exception as exc:  # cosmetic: never fail a document over its dashes and spaces
+                doc = doc.model_copy(update={"warnings": [*doc.warnings, f"dashes and spaces not restored: {exc}"]})
         return doc
 
     @staticmethod
