@@ -350,12 +350,16 @@ class EdgeStore:
         flt = _doc_filter([doc_id]) if doc_id is not None else None
         return int(self._shard.count(qe.CountRequest(exact=True, filter=flt)))
 
-    def _scroll(self, flt: qe.Filter | None, with_payload: Any, with_vector: bool = False) -> Iterator[Any]:
-        if self._shard is None:
+    def _scroll(
+        self, flt: qe.Filter | None, with_payload: Any, with_vector: bool = False, shard: qe.EdgeShard | None = None
+    ) -> Iterator[Any]:
+        """Every point of ``shard`` (the points' shard by default) that ``flt`` passes, page by page."""
+        shard = shard or self._shard
+        if shard is None:
             return
         offset = None
         while True:
-            records, offset = self._shard.scroll(
+            records, offset = shard.scroll(
                 qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, filter=flt, with_payload=with_payload, with_vector=with_vector)
             )
             yield from records
@@ -383,13 +387,7 @@ class EdgeStore:
         records = self._records_shard(create=False)
         if records is None:
             return {}
-        payloads: list[dict] = []
-        offset = None
-        while True:
-            page, offset = records.scroll(qe.ScrollRequest(offset=offset, limit=_SCROLL_PAGE, with_payload=True, with_vector=False))
-            payloads.extend(r.payload or {} for r in page)
-            if offset is None:
-                return records_of(payloads)
+        return records_of(r.payload or {} for r in self._scroll(None, True, shard=records))
 
     def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
         flt = qe.Filter(must=[qe.FieldCondition(key=key, match=qe.MatchValue(value))])

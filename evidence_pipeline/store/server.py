@@ -220,13 +220,16 @@ class ServerStore:
         flt = _doc_filter([doc_id]) if doc_id is not None else None
         return self.client.count(self.collection, count_filter=flt, exact=True).count
 
-    def _scroll(self, flt: models.Filter | None, with_payload: Any, with_vectors: bool = False) -> Iterator[models.Record]:
-        if not self._exists():
+    def _scroll(
+        self, flt: models.Filter | None, with_payload: Any, with_vectors: bool = False, collection: str | None = None
+    ) -> Iterator[models.Record]:
+        """Every point of ``collection`` (the points' by default) that ``flt`` passes, page by page."""
+        if collection is None and not self._exists():
             return
         offset = None
         while True:
             records, offset = self.client.scroll(
-                self.collection,
+                collection or self.collection,
                 scroll_filter=flt,
                 limit=_SCROLL_PAGE,
                 offset=offset,
@@ -257,13 +260,7 @@ class ServerStore:
     def ingest_records(self) -> dict[str, IngestRecord]:
         if not self._records_exist(create=False):
             return {}
-        payloads: list[dict] = []
-        offset = None
-        while True:
-            page, offset = self.client.scroll(self.records_collection, limit=_SCROLL_PAGE, offset=offset, with_payload=True)
-            payloads.extend(r.payload or {} for r in page)
-            if offset is None:
-                return records_of(payloads)
+        return records_of(r.payload or {} for r in self._scroll(None, True, collection=self.records_collection))
 
     def payloads(self, key: str, value: str, fields: Sequence[str]) -> list[dict]:
         flt = models.Filter(must=[models.FieldCondition(key=key, match=models.MatchValue(value=value))])
