@@ -110,6 +110,14 @@ def _dates_with_spans(text: str) -> list[tuple[int, date]]:
     return sorted(out, key=lambda x: x[0])
 
 
+def without_dates(text: str) -> str:
+    """``text`` with every date ``find_dates`` reads in it left out ("Form 10-K for the fiscal
+    year ended January 28, 2023" -> "Form 10-K for the fiscal year ended")."""
+    for pattern, _ in _DATE_PATTERNS:
+        text = pattern.sub(" ", text)
+    return text
+
+
 def parse_date(text: str) -> date | None:
     """The first date written in ``text`` ("July 1, 2023", "1 July 2023", "2023-07-01", "Oct-16-2023")."""
     found = _dates_with_spans(text)

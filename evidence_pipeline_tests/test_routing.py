@@ -206,3 +206,72 @@ def test_a_short_name_is_named_as_printed_and_a_form_without_its_hyphen():
     assert resolved["pfe-k"] > resolved["pfe-q"]
     both = dict(index.resolve("companies acquired by Pfizer"))
     assert both["pfe-k"] == both["pfe-q"]
+
+
+def _dated_filing(doc_id, organisation, names, period_end, fiscal_year):
+    from datetime import date
+
+    from evidence_pipeline.records import DocumentCard
+
+    day = date.fromisoformat(period_end)
+    return DocumentCard(
+        doc_id=doc_id,
+        title=f"{organisation} Form 10-K for the fiscal year ended {day:%B} {day.day}, {day.year}",
+        doc_type="10-K",
+        organisation=organisation,
+        names=list(names),
+        period_end=period_end,
+        period_months=12,
+        fiscal_year=fiscal_year,
+    )
+
+
+def test_a_date_names_a_period_not_a_title():
+    """A filing's title ends in the date of its period: those words name no document by its
+    title, so a query that names a date alone routes nowhere (``test_a_period_alone...``)."""
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    cards = [
+        _dated_filing("bby", "BEST BUY CO., INC.", ["BEST BUY"], "2023-01-28", 2023),
+        _dated_filing("ulta", "ULTA BEAUTY, INC.", ["ULTA BEAUTY"], "2023-01-28", 2022),
+        _dated_filing("amzn", "AMAZON.COM, INC.", ["AMAZON.COM"], "2017-12-31", 2017),
+        _dated_filing("ko", "THE COCA-COLA COMPANY", ["COCA-COLA"], "2017-12-31", 2017),
+    ]
+    index = RoutingIndex(cards)
+    for query in ("Net income — 52 Weeks Ended January 28, 2023 (Unaudited)?", "Year ended December 31, 2017: what is Home Care?"):
+        assert routed_documents(query, index, DEFAULT_ROUTING) == [], query
+    assert routed_documents("Best Buy's net income for the year ended January 28, 2023", index, DEFAULT_ROUTING) == ["bby"]
+
+
+def test_an_organisation_of_three_words_is_named_by_its_initials():
+    cards = [
+        _dated_filing("amd", "ADVANCED MICRO DEVICES, INC.", ["ADVANCED MICRO DEVICES"], "2015-12-26", 2015),
+        _dated_filing("adbe", "ADOBE SYSTEMS INCORPORATED", ["ADOBE SYSTEMS"], "2015-11-27", 2015),
+    ]
+    index = RoutingIndex(cards)
+    assert top(index, "In AMD's 2015 10-K, what is the Sep. 27 of Net revenue?") == "amd"
+    assert "adbe" not in dict(index.resolve("In AMD's 2015 10-K, what is the Sep. 27 of Net revenue?"))
+    # as printed only, like a ticker; two words give no initials ("Adobe Systems" is no "AS")
+    assert "amd" not in dict(index.resolve("amd revenue"))
+    assert index.resolve("AS revenue") == []
+
+
+def test_real_covers_name_a_filer_by_its_initials_and_a_date_alone_routes_nowhere(corpora, first_pages):
+    """The covers of two fiscal-2015 10-Ks (Advanced Micro Devices, Adobe Systems) and of a
+    10-K and an earnings release that end on January 28, 2023: "AMD" names the first filer,
+    and the date its 10-K's title ends in names no document by that title."""
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    names = {
+        "financebench-more": ("AMD_2015_10K", "ADOBE_2015_10K", "BESTBUY_2023_10K"),
+        "financebench-dev": ("ULTABEAUTY_2023Q4_EARNINGS",),
+    }
+    paths = [corpora / folder / "pdfs" / f"{name}.pdf" for folder, files in names.items() for name in files]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("financebench corpora not present")
+    index = RoutingIndex([build_card(first_pages(p)) for p in paths])
+    assert routed_documents("In AMD's 2015 10-K, what is the Sep. 27 of Net revenue?", index, DEFAULT_ROUTING) == ["AMD_2015_10K"]
+    assert routed_documents("Net income — 52 Weeks Ended January 28, 2023 (Unaudited)?", index, DEFAULT_ROUTING) == []
+    assert routed_documents("Best Buy's net income for the fiscal year ended January 28, 2023", index, DEFAULT_ROUTING) == [
+        "BESTBUY_2023_10K"
+    ]

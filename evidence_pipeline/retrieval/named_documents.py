@@ -22,7 +22,7 @@ from datetime import date, timedelta
 
 from evidence_pipeline.records import DocumentCard
 from evidence_pipeline.retrieval.query import PeriodRef, Query, read_query
-from evidence_pipeline.vocabulary import NAME_STOPWORDS, name_words
+from evidence_pipeline.vocabulary import NAME_STOPWORDS, name_words, without_dates
 
 ID_WEIGHT, ORG_WEIGHT, TITLE_WEIGHT, PERIOD_WEIGHT = 1.0, 0.55, 0.6, 0.35
 PERIOD_ALONE = 0.2
@@ -153,7 +153,11 @@ class RoutingIndex:
                     self.tickers[(name or "").strip()].add(card.doc_id)
             for ticker in card.tickers:
                 self.tickers[ticker].add(card.doc_id)
-            sequence = [w for w in name_words(card.title) if w not in NAME_STOPWORDS]
+            for initials in filter(None, (_initials(name) for name in [card.organisation, *card.names])):
+                self.tickers[initials].add(card.doc_id)
+            # a date in the title is the document's period, matched by ``period_score``: as title
+            # words, "January 28, 2023" would name every filing of that day's period by its title
+            sequence = [w for w in name_words(without_dates(card.title)) if w not in NAME_STOPWORDS]
             title_words = set(sequence)
             self.title_words[card.doc_id] = title_words
             self.title_pairs[card.doc_id] = set(zip(sequence, sequence[1:]))
@@ -253,6 +257,17 @@ class RoutingIndex:
                 ):
                     out[doc] *= TWIN_PENALTY
         return out
+
+
+_LEGAL_FORMS = frozenset("inc incorporated corp corporation co company ltd limited plc llc lp ag sa nv se".split())
+INITIALS_MIN_WORDS = 3
+
+
+def _initials(name: str | None) -> str | None:
+    """The initials an organisation of ``INITIALS_MIN_WORDS`` words or more is known by, in
+    capitals ("Advanced Micro Devices, Inc." -> "AMD"); its legal form and small words left out."""
+    words = [w for w in name_words(name or "") if w not in NAME_STOPWORDS and w not in _LEGAL_FORMS and w[:1].isalpha()]
+    return "".join(w[0] for w in words).upper() if len(words) >= INITIALS_MIN_WORDS else None
 
 
 def resolve(query: Query | str, cards: Sequence[DocumentCard]) -> list[tuple[str, float]]:
