@@ -265,7 +265,7 @@ INITIALS_MIN_WORDS = 3
 
 def _initials(name: str | None) -> str | None:
     """The initials an organisation of ``INITIALS_MIN_WORDS`` words or more is known by, in
-    capitals ("Advanced Micro Devices, Inc." -> "AMD"); its legal form and small words left out."""
+    capitals ("Northern Pacific Rail Works, Inc." -> "NPRW"); its legal form and small words left out."""
     words = [w for w in name_words(name or "") if w not in NAME_STOPWORDS and w not in _LEGAL_FORMS and w[:1].isalpha()]
     return "".join(w[0] for w in words).upper() if len(words) >= INITIALS_MIN_WORDS else None
 
