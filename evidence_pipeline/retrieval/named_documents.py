@@ -2,8 +2,9 @@
 
 ``RoutingIndex(cards).resolve(query)`` returns ``[(doc_id, strength), ...]``, strongest first,
 for the documents the query names: by an identifier (exact), by its title or a distinctive part
-of it, by its organisation (a legal or short name, or a ticker printed in capitals), or by a
-period (``query.PeriodRef``). A query that names no document gets ``[]``. Everything comes from
+of it, by its organisation (a legal or short name, or a ticker or the initials of a name of
+three words or more printed in capitals), or by a period (``query.PeriodRef``) beside one of
+those. A query that names no document gets ``[]``. Everything comes from
 the cards; nothing is listed in the code.
 
 Strengths (0..1) add up by kind, so a document that matches several references outranks one
