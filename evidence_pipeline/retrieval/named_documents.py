@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from evidence_pipeline.cards import short_names
 from evidence_pipeline.records import DocumentCard
 from evidence_pipeline.retrieval.query import PeriodRef, Query, read_query
 from evidence_pipeline.vocabulary import NAME_STOPWORDS, name_words, without_dates
@@ -260,14 +261,15 @@ class RoutingIndex:
         return out
 
 
-_LEGAL_FORMS = frozenset("inc incorporated corp corporation co company ltd limited plc llc lp ag sa nv se".split())
 INITIALS_MIN_WORDS = 3
 
 
 def _initials(name: str | None) -> str | None:
     """The initials an organisation of ``INITIALS_MIN_WORDS`` words or more is known by, in
-    capitals ("Northern Pacific Rail Works, Inc." -> "NPRW"); its legal form and small words left out."""
-    words = [w for w in name_words(name or "") if w not in NAME_STOPWORDS and w not in _LEGAL_FORMS and w[:1].isalpha()]
+    capitals ("Northern Pacific Rail Works, Inc." -> "NPRW"); its legal form (``cards.short_names``)
+    and small words left out."""
+    shortest = (short_names(name) or [name])[-1]
+    words = [w for w in name_words(shortest or "") if w not in NAME_STOPWORDS and w[:1].isalpha()]
     return "".join(w[0] for w in words).upper() if len(words) >= INITIALS_MIN_WORDS else None
 
 
