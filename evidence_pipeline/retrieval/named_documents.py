@@ -268,8 +268,9 @@ def _initials(name: str | None) -> str | None:
     """The initials an organisation of ``INITIALS_MIN_WORDS`` words or more is known by, in
     capitals ("Northern Pacific Rail Works, Inc." -> "NPRW"); its legal form (``cards.short_names``)
     and small words left out."""
-    shortest = (short_names(name) or [name])[-1]
-    words = [w for w in name_words(shortest or "") if w not in NAME_STOPWORDS and w[:1].isalpha()]
+    if not name:
+        return None
+    words = [w for w in name_words((short_names(name) or [name])[-1]) if w not in NAME_STOPWORDS and w[:1].isalpha()]
     return "".join(w[0] for w in words).upper() if len(words) >= INITIALS_MIN_WORDS else None
 
 
