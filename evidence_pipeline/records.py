@@ -497,11 +497,17 @@ class SearchHit(Record):
         None,
         description="a large table's text with only the rows the query names (``retrieval.focus``); None: read parent_text whole",
     )
+    context: str | None = Field(
+        None,
+        description="what a language model reads for this hit, its tables in Markdown (``tables.markdown_tables``) "
+        "of focus or else parent_text; None: focus or else parent_text as it is",
+    )
 
     @property
     def context_text(self) -> str:
-        """What a language model is given for this hit: the focused table, else the whole parent."""
-        return self.focus or self.parent_text
+        """What a language model is given for this hit: ``context``, else the focused table, else
+        the whole parent."""
+        return self.context or self.focus or self.parent_text
 
 
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:

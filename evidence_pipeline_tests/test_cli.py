@@ -211,7 +211,8 @@ def test_search_prints_every_parent_and_what_the_score_is(capsys, monkeypatch, s
     for start, end, hit in zip(starts, [*starts[1:], len(out)], hits):
         block = out[start:end]
         assert f"    matched: {hit.matched_text}\n" in block
-        assert "\n    " + hit.parent_text.replace("\n", "\n    ") + "\n" in block  # every parent, whole
+        assert "\n    " + hit.context_text.replace("\n", "\n    ") + "\n" in block  # every parent, as an LLM reads it
+        assert hit.unit_kind != "table" or ("<td>" not in block and "|---|" in block)  # its table in Markdown
     assert out[starts[0] :].splitlines()[1].endswith(caption)
 
 

@@ -26,7 +26,7 @@ def test_documents_are_the_parents_search_returns_with_their_metadata(sample_sto
         assert doc.metadata == {key: hit.model_dump()[key] for key in METADATA_KEYS}
     where = docs[0].metadata
     assert where["boxes"] and all(isinstance(b, dict) for b in where["boxes"])  # plain JSON, for any vector store
-    assert caption in docs[0].page_content and "<table>" in docs[0].page_content
+    assert caption in docs[0].page_content and "|---|" in docs[0].page_content  # the table, in Markdown
 
 
 def test_options_filter_documents_and_budget(sample_store):

@@ -89,3 +89,19 @@ def test_with_the_whole_table_rule_off_a_piece_comes_back_alone(split_store):
         [single] = search_store(store, Embedder(), "maximum pressure of Stream 57", k=1, whole_table_tokens=0)
     assert off.parent_text == single.parent_text
     assert off.parent_text in {u.text for u in units if u.kind == "table"}
+
+
+def test_a_language_model_reads_the_tables_in_markdown_unless_the_rule_is_off(split_store):
+    from evidence_pipeline.retrieval import context_texts, search_store
+    from evidence_pipeline.retrieval.rules import ALL_RULES
+    from evidence_pipeline.tables import markdown_tables
+
+    settings, _ = split_store
+    query = "What is the maximum pressure of Stream 57?"
+    with open_store(settings) as store:
+        [hit] = search_store(store, Embedder(), query, k=1)
+        [off] = search_store(store, Embedder(), query, k=1, rules=ALL_RULES.without("markdown_tables"))
+    assert hit.parent_text == off.parent_text and hit.focus == off.focus  # ranking and the stored HTML unchanged
+    assert hit.context_text == markdown_tables(off.context_text) == context_texts([hit])[0]
+    assert "<td>" not in hit.context_text and "| Stream 57 |" in hit.context_text
+    assert off.context is None and "<td>Stream 57</td>" in off.context_text

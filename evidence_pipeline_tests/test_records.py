@@ -82,8 +82,8 @@ def prepared(tmp_path_factory):
 def test_payload_keys_are_the_layout():
     assert set(PointPayload.model_fields) == PAYLOAD_KEYS
     assert set(DocumentStamp.model_fields) < PAYLOAD_KEYS
-    # Everything a search hit shows comes from the payload (score, matched_text and focus are added per query).
-    assert set(SearchHit.model_fields) - {"score", "matched_text", "focus"} <= PAYLOAD_KEYS  # focus: made per query
+    # Everything a search hit shows comes from the payload (score, matched_text, focus and context are added per query).
+    assert set(SearchHit.model_fields) - {"score", "matched_text", "focus", "context"} <= PAYLOAD_KEYS  # made per query
 
 
 def test_payload_of_a_table_row_round_trips(prepared):

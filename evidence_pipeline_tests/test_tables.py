@@ -1,10 +1,11 @@
-"""Table rendering: header paths, row sentences, HTML (markup in cells is text, never markup)."""
+"""Table rendering: header paths, row sentences, HTML (markup in cells is text, never markup), Markdown."""
 
 import html as _html
 import re
 
+from evidence_pipeline.embedding import TokenCounter
 from evidence_pipeline.records import Table, TableCell
-from evidence_pipeline.tables import carry_down, column_paths, row_sentence, split_marker, table_html, text_row
+from evidence_pipeline.tables import carry_down, column_paths, markdown_tables, row_sentence, split_marker, table_html, text_row
 from evidence_pipeline.units import build_units
 from evidence_pipeline_tests.docs import lnp_doc
 
@@ -142,3 +143,29 @@ def test_a_row_of_text_is_no_row_of_heads():
     # several heads, one of them a long merged group head: still heads
     merged = "By remaining maturity as of December 31, 2022 Over 3 months but within 6 months"
     assert not text_row(["(Millions)", "3 months or less", merged, "Over 6 months but within 12 months", "Total"])
+
+
+def test_markdown_tables_read_the_html_as_rows_of_cells():
+    table = table_html([["Stream", "Flow (mL/min)", "Flow (mL/min)"], ["Stream", "Min", "Max"]],
+                       [["Aqueous <1", "0.2", "R&D"], ["Ethanol\nphase", "", "12"]], caption="Table 1: Flow limits")  # fmt: skip
+    text = f"Caption: Table 1: Flow limits\nAbove.\n{table}\n* Note."
+    assert markdown_tables(text) == (
+        "Caption: Table 1: Flow limits\nAbove.\n"
+        "| Stream | Flow (mL/min) |  |\n| Stream | Min | Max |\n|---|---|---|\n"
+        "| Aqueous <1 | 0.2 | R&D |\n| Ethanol phase |  | 12 |\n* Note."
+    )
+    # a caption the text does not name already is kept; text without a table is left alone
+    assert markdown_tables(table).startswith("Table 1: Flow limits\n| Stream |")
+    assert markdown_tables("Section text, no table.") == "Section text, no table."
+    # a part a focused table kept no rows of keeps its header, without the rule under it
+    assert markdown_tables(table_html([["A", "B"]], [])) == "| A | B |"
+
+
+def test_markdown_tables_keep_every_cell_in_fewer_word_pieces():
+    [unit] = [u for u in build_units(lnp_doc(40)) if u.kind == "table"]
+    md = markdown_tables(unit.text)
+    assert "<t" not in md
+    for row in unit.rows:
+        assert "| " + " | ".join(row) + " |" in md
+    count = TokenCounter(None).count
+    assert count(md) < 0.75 * count(unit.text)

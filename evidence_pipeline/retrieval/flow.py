@@ -1,4 +1,4 @@
-"""Search, stage by stage: read the query, route, candidates, fuse, group and expand, pack.
+"""Search, stage by stage: read the query, route, candidates, fuse, group and expand, focus, pack.
 
 ``search_store`` runs the stages on an open store; ``search`` opens the configured store,
 embeds the query first (so the store is held only for the query itself) and packs the hits
@@ -24,6 +24,7 @@ from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.store import reading_store
 from evidence_pipeline.store.base import Store, StoredHit
+from evidence_pipeline.tables import markdown_tables
 
 BUDGET_CANDIDATES = 50
 """With a token budget and no k, the parents considered for packing (a default k would stop the
@@ -67,7 +68,16 @@ def search_store(
         plan = _without_statements(plan)
     stored = fuse_scopes(plan, ranked, routing, k)
     hits = expand(store, stored, read, whole_table_tokens if rules.whole_table else 0)
-    return [focus(h, read) for h in hits] if rules.focused_tables else hits
+    if rules.focused_tables:
+        hits = [focus(h, read) for h in hits]
+    return [as_markdown(h) for h in hits] if rules.markdown_tables else hits
+
+
+def as_markdown(hit: SearchHit) -> SearchHit:
+    """``hit`` with ``context`` set to its context text's tables in Markdown, when it has one."""
+    text = hit.focus or hit.parent_text
+    context = markdown_tables(text)
+    return hit.model_copy(update={"context": context}) if context != text else hit
 
 
 def _without_statements(plan: Route) -> Route:

@@ -29,6 +29,9 @@ class Rules:
       words move up (``coverage``).
     - ``focused_tables``: a large table is read as the rows the query names (``focus``); ranking
       is unchanged, the contexts shrink.
+    - ``markdown_tables``: a language model reads the tables of a context in Markdown, not HTML
+      (``tables.markdown_tables``): the same words in fewer word pieces, so more evidence fits a
+      budget; ranking is unchanged.
     """
 
     routing: bool = True
@@ -39,6 +42,7 @@ class Rules:
     reference_last: bool = True
     parent_coverage: bool = True
     focused_tables: bool = True
+    markdown_tables: bool = True
 
     def without(self, name: str) -> Rules:
         """These rules with ``name`` off (ValueError for a name that is no rule)."""
