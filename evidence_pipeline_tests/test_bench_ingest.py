@@ -33,3 +33,15 @@ def test_the_bench_ingests_end_to_end_then_searches_that_store(sample_corpus, tm
     assert set(raw["search"]["stages"]) == {"embedding", "routing", "candidates", "named rows", "expand"}
     assert "evidence-pipeline ingest, cold, end to end" in capsys.readouterr().out
     assert main(["bench", "--ingest-only"]) == 2  # needs --ingest DIR
+
+
+def test_search_alone_on_a_kept_store(sample_store, capsys):
+    from evidence_pipeline.benchmark import ingest_e2e
+
+    assert ingest_e2e.main(["--store", sample_store.settings.path, "--rounds", "1"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["queries"] == len(ingest_e2e.queries()) and got["rounds"] == 1
+    assert 0 < got["p50_ms"] <= got["p95_ms"]
+    for argv in ([], ["folder", "--store", sample_store.settings.path]):  # one of the two, never both
+        with pytest.raises(SystemExit):
+            ingest_e2e.main(argv)

@@ -14,9 +14,10 @@ period), naming a primary statement, naming neither. p50 / p95 over all and per 
 the stages cost at p50: the query's embedding, the routing (cards, statements named), the store's
 candidates, the fusion (named rows and statements moved up) and the expansion of split tables.
 
-    python -m evidence_pipeline.benchmark.ingest_e2e DIR [--rounds 3]
+    python -m evidence_pipeline.benchmark.ingest_e2e DIR [--rounds 3] [--keep STORE]
+    python -m evidence_pipeline.benchmark.ingest_e2e --store STORE [--rounds 3]
 
-prints one JSON object; ``evidence-pipeline bench --ingest DIR`` reports it (``report.py``).
+prints one JSON object (the second: ``search`` alone, on a store an ingest built and kept); ``evidence-pipeline bench --ingest DIR`` reports it (``report.py``).
 """
 
 from __future__ import annotations
@@ -250,11 +251,18 @@ def figures(e: dict, fig) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folder")
+    ap.add_argument("folder", nargs="?")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keep", default=None, help="build the store here and keep it")
+    ap.add_argument("--store", default=None, help="no ingest: search() alone, on this store")
     args = ap.parse_args(argv)
-    print(json.dumps(measure(Path(args.folder), args.rounds, Path(args.keep) if args.keep else None), indent=2))
+    if (args.folder is None) == (args.store is None):
+        ap.error("give a folder to ingest, or --store STORE to search alone")
+    if args.store is not None:
+        result = search(Path(args.store), queries(), args.rounds)
+    else:
+        result = measure(Path(args.folder), args.rounds, Path(args.keep) if args.keep else None)
+    print(json.dumps(result, indent=2))
     return 0
 
 
