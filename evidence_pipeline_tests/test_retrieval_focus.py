@@ -30,8 +30,8 @@ def test_a_large_table_keeps_the_rows_the_question_names_with_its_head_and_notes
     assert "Table 1: Pump flow rate limits" in text and "<thead>" in text
     assert "* Only with the high-pressure manifold installed." in text
     assert "confirm the cooling jacket" not in text or "confirm the cooling jacket" in hit.parent_text
-    assert f"of 82 rows shown, those the question names; the whole table is parent {hit.parent_id}" in text
-    assert text.index("<td>Stream 7</td>") < text.index("<td>Stream 41</td>")  # table order
+    assert f"of 82 rows shown, those the question names, best first; the whole table is parent {hit.parent_id}" in text
+    assert text.index("<td>Stream 7</td>") < text.index("<td>Stream 41</td>")  # equal scores: table order
     assert approx_tokens(text) < approx_tokens(hit.parent_text) / 3
     assert render_context([got]) == text
 
@@ -53,3 +53,12 @@ def test_a_financial_statement_is_read_whole():
     # its row labels do not print; the whole statement is the evidence.
     hit = _hit(80).model_copy(update={"statement": "income statement"})
     assert focus(hit, read_query("What is the maximum flow rate of Stream 41?")).focus is None
+
+
+def test_the_rows_kept_come_best_first():
+    # The row that matched first, then the others by the query's words they hold (the rarer the
+    # word, the more it counts): a budget that cuts the context keeps the likeliest rows.
+    matched = next(c.text for u in build_units(lnp_doc(80)) if u.kind == "table" for c in unit_children(u) if "Stream 63 |" in c.text)
+    got = focus(_hit(80, matched=matched), read_query("flow rates of Stream 7, Stream 63 and the Lipid Phase"))
+    text = got.context_text
+    assert text.index("<td>Stream 63</td>") < text.index("<td>Lipid Phase</td>") < text.index("<td>Stream 7</td>")

@@ -3,10 +3,12 @@
 A whole schedule or glossary is too large a context: the row that answers sits somewhere in
 1,000-2,000 tokens. A table parent longer than ``FOCUS_TOKENS`` is read as its head (document,
 section, caption, columns, the list of its row names), the paragraphs around it, its header,
-the rows that hold the query's words (at most ``FOCUS_ROWS``, in table order, the row that
-matched always among them), its footnotes, and one line saying how many rows were left out and
-which parent holds them all. The hit keeps the whole table in ``parent_text`` (``get_parent``
-reads it too); its ``focus`` is what ``render_context`` gives a language model. A table none of
+the rows that hold the query's words (at most ``FOCUS_ROWS``, best first: the row that matched,
+then by the query's words each holds, weighted by how few rows hold them; ties in table order),
+its footnotes, and one line saying how many rows were left out and which parent holds them all.
+Best first, a budget that cuts the context keeps the rows likeliest to answer. The hit keeps
+the whole table in ``parent_text`` (``get_parent`` reads it too); its ``focus`` is what
+``render_context`` gives a language model (in Markdown, ``flow.as_markdown``). A table none of
 whose rows holds a word of the query is not focused, nor is a primary financial statement:
 questions about one combine its lines in words its row labels do not print ("operating
 spending against revenue"), so the whole statement is the evidence.
@@ -85,18 +87,18 @@ def focus(hit: SearchHit, query: Query) -> SearchHit:
     ranked = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], i))[:FOCUS_ROWS]
     if not ranked:
         return hit
-    keep = set(ranked)
+    keep = {i: n for n, i in enumerate(ranked)}
     out, last, i = [], 0, 0
     for body in bodies:
         kept = []
         for r in _ROW.findall(body.group(1)):
             if i in keep:
-                kept.append(r)
+                kept.append((keep[i], r))
             i += 1
-        out.append(text[last : body.start()] + "<tbody>" + "".join(kept) + "</tbody>")
+        out.append(text[last : body.start()] + "<tbody>" + "".join(r for _, r in sorted(kept)) + "</tbody>")
         last = body.end()
     out.append(text[last:])
-    note = f"[{len(keep)} of {n} rows shown, those the question names; the whole table is parent {hit.parent_id}]"
+    note = f"[{len(keep)} of {n} rows shown, those the question names, best first; the whole table is parent {hit.parent_id}]"
     focused = "".join(out)
     end = focused.rfind("</table>") + len("</table>")
     focused = focused[:end] + "\n" + note + focused[end:]
