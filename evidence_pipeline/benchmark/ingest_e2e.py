@@ -17,7 +17,8 @@ candidates, the fusion (named rows and statements moved up) and the expansion of
     python -m evidence_pipeline.benchmark.ingest_e2e DIR [--rounds 3] [--keep STORE]
     python -m evidence_pipeline.benchmark.ingest_e2e --store STORE [--rounds 3]
 
-prints one JSON object (the second: ``search`` alone, on a store an ingest built and kept); ``evidence-pipeline bench --ingest DIR`` reports it (``report.py``).
+prints one JSON object; the second form runs ``search`` alone, on a store an ingest built and
+kept. ``evidence-pipeline bench --ingest DIR`` reports the first (``report.py``).
 """
 
 from __future__ import annotations

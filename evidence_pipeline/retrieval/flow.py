@@ -1,4 +1,4 @@
-"""Search, stage by stage: read the query, route, candidates, fuse, group and expand, focus, pack.
+"""Search, stage by stage: read the query, route, candidates, fuse, expand, focus, Markdown, pack.
 
 ``search_store`` runs the stages on an open store; ``search`` opens the configured store,
 embeds the query first (so the store is held only for the query itself) and packs the hits

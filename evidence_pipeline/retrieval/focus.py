@@ -87,7 +87,7 @@ def focus(hit: SearchHit, query: Query) -> SearchHit:
     ranked = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], i))[:FOCUS_ROWS]
     if not ranked:
         return hit
-    keep = {i: n for n, i in enumerate(ranked)}
+    keep = {row: place for place, row in enumerate(ranked)}  # row index -> its place, best first
     out, last, i = [], 0, 0
     for body in bodies:
         kept = []
