@@ -1,24 +1,21 @@
 """``evidence-pipeline ingest`` end to end, cold, and ``search()`` on the store it built.
 
 ``ingest``: a fresh process runs the CLI's own ``main(["ingest", DIR])`` into a fresh store, as a
-user's first ingest after ``make install`` does (the embedding model prepared; the process,
-Dagster's instance, the parser's worker and the store all new). Measured: pages per second of
-wall time, CPU seconds of every process, each stage's CPU seconds per page (``work.CLOCK``:
-the parser's stages in its worker, the rest in the ingesting process; "Dagster and the rest" is
-the ingesting process's CPU outside every stage: imports, Dagster's runs, stage outputs written
-and read), peak resident memory of each process, and the work counted (``work.WORK``).
+user's first ingest after ``make install`` does (model prepared; process, Dagster instance, parser
+worker and store all new). Measured: pages per second of wall time, CPU seconds of every process,
+each stage's CPU seconds per page (``work.CLOCK``: the parser's stages in its worker, the rest in
+the ingesting process; "Dagster and the rest" is that process's CPU outside every stage), peak
+resident memory of each process, and the work counted (``work.WORK``).
 
 ``search``: ``evidence_pipeline.search()`` with the store kept open, over a fixed query set of
-every kind (``QUERY_FILES`` and ``UNROUTED``): routed to a filing (it names the company or the
-period), naming a primary statement, naming neither. p50 / p95 over all and per kind, and what
-the stages cost at p50: the query's embedding, the routing (cards, statements named), the store's
-candidates, the fusion (named rows and statements moved up) and the expansion of split tables.
+every kind (``QUERY_FILES`` and ``UNROUTED``): routed to a filing, naming a primary statement,
+naming neither. p50 / p95 over all and per kind, and each stage's cost at p50: the query's
+embedding, the routing, the store's candidates, the fusion and the expansion of split tables.
 
     python -m evidence_pipeline.benchmark.ingest_e2e DIR [--rounds 3] [--keep STORE]
-    python -m evidence_pipeline.benchmark.ingest_e2e --store STORE [--rounds 3]
+    python -m evidence_pipeline.benchmark.ingest_e2e --store STORE [--rounds 3]   # search alone
 
-prints one JSON object; the second form runs ``search`` alone, on a store an ingest built and
-kept. ``evidence-pipeline bench --ingest DIR`` reports the first (``report.py``).
+prints one JSON object; ``evidence-pipeline bench --ingest DIR`` reports the first (``report.py``).
 """
 
 from __future__ import annotations
