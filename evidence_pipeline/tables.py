@@ -248,7 +248,8 @@ def table_html(header: list[list[str]], rows: list[list[str]], caption: str | No
 _TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 _CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
 _HEAD = re.compile(r"<thead>(.*?)</thead>", re.S)
-_BODY = re.compile(r"<tbody>(.*?)</tbody>", re.S)
+TABLE_BODY = re.compile(r"<tbody>(.*?)</tbody>", re.S)
+"""The body of each table ``table_html`` renders (group 1: its rows)."""
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 _ANY_CELL = re.compile(r'<t([dh])(?: colspan="(\d+)")?>(.*?)</t\1>', re.S)
 
@@ -271,7 +272,7 @@ def _markdown_table(table: re.Match, before: str) -> str:
     if caption and f"Caption: {html.unescape(caption.group(1))}" not in before:
         lines.append(html.unescape(caption.group(1)))
     head = [_markdown_cells(r) for h in _HEAD.findall(inner) for r in _ROW.findall(h)]
-    body = [_markdown_cells(r) for b in _BODY.findall(inner) for r in _ROW.findall(b)]
+    body = [_markdown_cells(r) for b in TABLE_BODY.findall(inner) for r in _ROW.findall(b)]
     lines += ["| " + " | ".join(cells) + " |" for cells in head]
     if head and body:
         lines.append("|" + "---|" * max(len(cells) for cells in head))

@@ -24,7 +24,7 @@ import re
 from evidence_pipeline.bm25_query import STOPWORDS, tokenize
 from evidence_pipeline.records import SearchHit
 from evidence_pipeline.retrieval.query import Query
-from evidence_pipeline.tables import html_text
+from evidence_pipeline.tables import TABLE_BODY, html_text
 from evidence_pipeline.units import approx_tokens
 
 FOCUS_TOKENS = 600
@@ -32,7 +32,6 @@ FOCUS_TOKENS = 600
 FOCUS_ROWS = 8
 """Rows a focused table keeps at most."""
 
-_TBODY = re.compile(r"<tbody>(.*?)</tbody>", re.S)
 _ROW = re.compile(r"<tr>.*?</tr>", re.S)
 _CELL = re.compile(r"<td>(.*?)</td>", re.S)
 
@@ -45,7 +44,7 @@ def _terms(text: str) -> set[str]:
 def _row_terms(text: str) -> tuple[frozenset[str], ...]:
     """The terms of each body row of the tables in ``text`` (a parent's), in order: read once
     per parent, as the same tables answer many queries."""
-    return tuple(frozenset(_terms(" ".join(_cells(r)))) for b in _TBODY.finditer(text) for r in _ROW.findall(b.group(1)))
+    return tuple(frozenset(_terms(" ".join(_cells(r)))) for b in TABLE_BODY.finditer(text) for r in _ROW.findall(b.group(1)))
 
 
 def _cells(row_html: str) -> list[str]:
@@ -66,7 +65,7 @@ def focus(hit: SearchHit, query: Query) -> SearchHit:
     text = hit.parent_text
     if hit.unit_kind != "table" or hit.statement is not None or approx_tokens(text) <= FOCUS_TOKENS:
         return hit
-    bodies = list(_TBODY.finditer(text))
+    bodies = list(TABLE_BODY.finditer(text))
     rows = [(b, r) for b in bodies for r in _ROW.findall(b.group(1))]
     if len(rows) <= FOCUS_ROWS:
         return hit
