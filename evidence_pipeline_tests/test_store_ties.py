@@ -44,3 +44,37 @@ def test_tied_scores_rank_by_point_id_in_every_build(tmp_path):
     assert len({score for _, score in dense}) < len(dense)  # the case is real: ties are there
     for ranking in first:
         assert [s for _, s in ranking] == sorted((s for _, s in ranking), reverse=True)
+
+
+def _uniform_points(doc_id: str, n: int) -> list[Point]:
+    """``n`` children that all score the same for any query: every one ties with every other."""
+    return [
+        Point(
+            id=point_id(doc_id, f"c{i}", f"{doc_id}-p{i}"),
+            dense=[1.0, 0.0, 0.0, 0.0],
+            sparse=QUERY_SPARSE,
+            payload={"parent_id": f"{doc_id}-p{i}", "doc_id": doc_id},
+        )
+        for i in range(n)
+    ]
+
+
+def _written_in(path: Path, order: tuple[str, ...], k: int) -> tuple[list[str], list[str]]:
+    with open_store(StoreSettings(path=str(path))) as store:
+        store.ensure_collection(4)
+        for doc_id in order:
+            store.replace_document(doc_id, _uniform_points(doc_id, 150))
+        hybrid = store.hybrid_search(QUERY_DENSE, QUERY_SPARSE, k)
+        dense = store.dense_search(QUERY_DENSE, k)
+    return [h.payload["parent_id"] for h in hybrid], [h.payload["parent_id"] for h in dense]
+
+
+def test_more_ties_than_the_fetch_margin_rank_the_same_whatever_the_write_order(tmp_path):
+    # 450 points tied at the cut, far more than a prefetch depth plus its margin: Edge returns a
+    # different slice of them for each order the documents were written in.
+    orders = [("d0", "d1", "d2"), ("d2", "d1", "d0"), ("d1", "d2", "d0")]
+    for k in (2, 5):
+        rankings = [_written_in(tmp_path / f"k{k}-{n}", order, k) for n, order in enumerate(orders)]
+        assert all(r == rankings[0] for r in rankings[1:])
+        hybrid, dense = rankings[0]
+        assert len(hybrid) == len(dense) == k

@@ -70,7 +70,8 @@ _EDGE_CONFIG = "edge_config.json"
 # groups candidates by id. A shard without this file groups them by payload.
 _PARENT_KEYED = "parent_keyed_ids"
 _DELETE_BATCH = 4096
-# Points fetched beyond a prefetch depth so that ties at the cut are ordered by id (see _ranked).
+# Points fetched beyond a prefetch depth so that ties at the cut are ordered by id; the fetch
+# widens while more tie there (see _ranked).
 _TIE_MARGIN = 16
 _SCROLL_PAGE = 2048
 # Grouping retries: each round multiplies the prefetch depth by this, at most this many rounds.
@@ -490,26 +491,30 @@ class EdgeStore:
 
     def _ranked(self, query: Any, depth: int, flt: qe.Filter | None) -> list[tuple[float, int, int | str]]:
         """(score, point id, parent key) of one query's best ``depth`` points, in score order and
-        equal scores by point id. A few more are fetched than kept, so that points tied at the
-        cut are ordered by id too rather than by whatever order Edge returned them in. The
-        parent key is read off the id (``base.parent_key``: its first 8 bytes) without touching
-        the payloads, or, in a shard whose ids do not carry it (``_PARENT_KEYED``), is the
-        payload's ``parent_id``.
+        equal scores by point id, whatever order the points were written in. Edge returns tied
+        points in an order of its own, so more are fetched than kept, and the fetch widens until
+        the points tied at the cut are all in hand. The parent key is read off the id
+        (``base.parent_key``: its first 8 bytes) without touching the payloads, or, in a shard
+        whose ids do not carry it (``_PARENT_KEYED``), is the payload's ``parent_id``.
 
         A point id here is its UUID's 128-bit integer, which orders as its text does (fixed-width
-        hex); the text is made only for the few points a search returns (``_grouped``): a search
-        ranks a few hundred points, and making each one's text was most of its time outside the store."""
+        hex); the text is made only for the few points a search returns (``_grouped``)."""
         keyed = self._parent_keyed
-        found = self._require().query(
-            qe.QueryRequest(
-                limit=depth + _TIE_MARGIN,
-                query=query,
-                filter=flt,
-                with_payload=False if keyed else qe.PayloadSelector.Include(["parent_id"]),
-                # an indexed segment's graph is walked with at least as many candidates as kept
-                params=qe.SearchParams(hnsw_ef=max(self.settings.hnsw_ef, depth + _TIE_MARGIN)),
+        limit = depth + _TIE_MARGIN
+        while True:
+            found = self._require().query(
+                qe.QueryRequest(
+                    limit=limit,
+                    query=query,
+                    filter=flt,
+                    with_payload=False if keyed else qe.PayloadSelector.Include(["parent_id"]),
+                    # an indexed segment's graph is walked with at least as many candidates as kept
+                    params=qe.SearchParams(hnsw_ef=max(self.settings.hnsw_ef, limit)),
+                )
             )
-        )
+            if not _tied_past(found, depth, limit):
+                break
+            limit *= 2
         # Sorted as plain (negated score, id) tuples, without a key function: a search sorts a
         # few hundred of them, and the key calls were most of its time outside the store.
         if keyed:
@@ -595,3 +600,11 @@ def _to_edge_point(p: Point, doc_points: int) -> qe.Point:
         {DENSE_VECTOR: p.dense, SPARSE_VECTOR: qe.SparseVector(p.sparse.indices, p.sparse.values)},
         {**p.payload, DOC_POINTS: doc_points},
     )
+
+
+def _tied_past(found: list[Any], depth: int, limit: int) -> bool:
+    """Whether a fetch of ``limit`` points may have left out some tied with the ``depth``-th best:
+    it came back full and its last point scores as the ``depth``-th (Edge returns best first)."""
+    if depth < 1 or len(found) < limit or len(found) <= depth:
+        return False
+    return float(found[-1].score) >= float(found[depth - 1].score)
