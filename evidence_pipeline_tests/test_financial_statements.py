@@ -118,6 +118,20 @@ def test_statement_kind(caption, kind):
     assert statement_kind(caption) == kind
 
 
+def test_a_real_letter_spaced_caption_still_names_its_statement(corpora):
+    """3M_2018_10K pp. 56-58 print their captions letter-spaced: the parser reads "Statement of
+    Incom e" and "Balance Shee t", and each table still says which statement it is."""
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.units import build_units
+
+    pdf = corpora / "financebench-dev" / "pdfs" / "3M_2018_10K.pdf"
+    if not pdf.is_file():
+        pytest.skip("shared corpora not present")
+    tables = {u.pages[0]: u for u in build_units(DoclingParser().parse(pdf, pages=(56, 58))) if u.kind == "table"}
+    assert {page: u.statement for page, u in tables.items()} == {56: "income statement", 57: None, 58: "balance sheet"}
+    assert "Incom e" in tables[56].caption and "Shee t" in tables[58].caption, [u.caption for u in tables.values()]
+
+
 def test_the_kinds_a_query_names():
     assert NamedStatements("Use the P&L statement and the statement of financial position.").kinds == ("income statement", "balance sheet")
     assert NamedStatements("shown in the statement of income").kinds == ("income statement",)

@@ -299,6 +299,65 @@ def test_a_row_the_preamble_names_is_not_asked():
 
 
 @pytest.fixture(scope="module")
+def page_units(corpora):
+    """The units of a page range of a shared PDF, each range parsed once."""
+    from evidence_pipeline.parser import DoclingParser
+    from evidence_pipeline.units import build_units
+
+    parser = DoclingParser()
+    parsed = {}
+
+    def units(path: str, pages: tuple[int, int]):
+        pdf = Path(corpora) / path
+        if not pdf.is_file():
+            pytest.skip("shared corpora not present")
+        if (path, pages) not in parsed:
+            parsed[path, pages] = build_units(parser.parse(pdf, pages=pages))
+        return parsed[path, pages]
+
+    return units
+
+
+def _prose_first(units):
+    """``units`` as a search may rank them: the prose that discusses an item above its tables."""
+    return [u for u in units if u.kind != "table"] + [u for u in units if u.kind == "table"]
+
+
+def _promoted(hits, query: str) -> list[str]:
+    return [u.unit_id for u in promote_named_rows(hits, query, lambda u: u.text)]
+
+
+def test_a_real_short_label_is_named_as_printed(page_units):
+    """2022 Q3 AAPL pp. 17-20: "Mac (1)" is the only row of its net sales table that the query
+    names; the table moves past the MD&A prose."""
+    hits = _prose_first(page_units("sec-10q-dev/pdfs/2022 Q3 AAPL.pdf", (17, 20)))
+    (by_category,) = [u for u in hits if "Mac (1)" in row_labels(u.text)]
+    assert _promoted(hits, "AAPL Mac net sales, quarter ended June 2022")[0] == by_category.unit_id
+    assert _promoted(hits, "AAPL mac net sales, quarter ended June 2022") == [u.unit_id for u in hits]
+
+
+def test_a_real_number_of_row_is_named_by_how_many(page_units):
+    """NCT06152666 pp. 1-4: the synopsis prints "Number of Study Sites"; "how many study sites"
+    moves it past the title page's prose."""
+    hits = _prose_first(page_units("clinical-protocols/pdfs/NCT06152666_Prot_000.pdf", (1, 4)))
+    (synopsis,) = [u for u in hits if "Number of Study Sites" in row_labels(u.text)]
+    assert hits[0] is not synopsis
+    assert _promoted(hits, "How many study sites are planned for NCT06152666?")[0] == synopsis.unit_id
+
+
+def test_a_real_common_size_table_is_not_promoted_past_the_statement(page_units):
+    """2023 Q1 NVDA p. 27 prints the income statement's rows as percentages of revenue (p. 3
+    prints the amounts): ranked first, it stays behind the statement that the query names."""
+    percents = page_units("sec-10q-dev/pdfs/2023 Q1 NVDA.pdf", (27, 27))
+    (income,) = [u for u in page_units("sec-10q-dev/pdfs/2023 Q1 NVDA.pdf", (3, 3)) if u.kind == "table"]
+    (common,) = [u for u in percents if u.kind == "table"]
+    assert common_size(common.text) and "Gross profit" in row_labels(common.text)
+    hits = [common, *(u for u in percents if u.kind != "table"), income]
+    query = "What gross profit did NVIDIA report for the three months ended April 30, 2023?"
+    assert _promoted(hits, query)[:2] == [income.unit_id, common.unit_id]
+
+
+@pytest.fixture(scope="module")
 def mdna_store(corpora, tmp_path_factory):
     """Pages 40-42 of a real 10-Q: one MD&A table per operating expense line (research and
     development, sales and marketing, general and administrative), each with the same

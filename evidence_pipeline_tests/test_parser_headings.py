@@ -179,18 +179,68 @@ def test_an_initialism_is_no_numbering_marker():
     assert hierarchy._parse_marker("4.2 Acceptance limits").family == "dotted"
 
 
-def test_a_heading_that_opens_with_an_initialism_is_a_sibling_of_its_neighbours():
+@pytest.fixture(scope="module")
+def msft_notes():
+    """2022 Q3 MSFT pp. 17-29: its notes, from derivatives to contingencies."""
+    from evidence_pipeline.parser import DoclingParser
+
+    return DoclingParser().parse(TENQ / "2022 Q3 MSFT.pdf", pages=(17, 29))
+
+
+def test_a_heading_that_opens_with_an_initialism_is_a_sibling_of_its_neighbours(msft_notes):
     # Microsoft's Note 14 prints "U.S. Cell Phone Litigation" and "Other Contingencies" alike;
     # the first had outranked the second and taken it in ("NOTE 14 — CONTINGENCIES > U.S. Cell
     # Phone Litigation > Other Contingencies" on the accrued legal liabilities)
-    from evidence_pipeline.parser import DoclingParser
-
-    doc = DoclingParser().parse(TENQ / "2022 Q3 MSFT.pdf", pages=(17, 29))
+    doc = msft_notes
     heads = {b.text: b.level for b in doc.blocks if b.label == "section_header"}
     assert heads["U.S. Cell Phone Litigation"] == heads["Other Contingencies"], heads
     accrued = [u for u in build_units(doc) if "accrued aggregate legal liabilities" in u.text]
     paths = [u.section_path for u in accrued]
     assert paths and all(p[-1] == "Other Contingencies" and "U.S. Cell Phone Litigation" not in p for p in paths), paths
+
+
+def test_a_period_head_left_above_its_table_opens_no_section(msft_notes):
+    """2022 Q3 MSFT pp. 17 and 21 print "Three Months Ended September 30, ..." above a
+    derivatives table and an unearned revenue table: it is neither a section nor a caption."""
+    line = "Three Months Ended September 30, Designated as Cash Flow Hedging Instruments"
+    assert [b.label for b in msft_notes.blocks if b.text == line] == ["paragraph"]
+    titles = [b.text for b in msft_notes.blocks if b.label in ("section_header", "caption")]
+    assert not any(t.startswith("Three Months Ended") for t in titles), titles
+    units = build_units(msft_notes)
+    assert not any(h.startswith("Three Months Ended") for u in units for h in u.section_path)
+    assert not any((u.caption or "").startswith("Three Months Ended") for u in units)
+
+
+@pytest.mark.parametrize(
+    ("name", "page", "dates"),
+    [
+        ("2023 Q1 INTC", 8, ["Apr 1, 2023 Dec 31, 2022"]),  # the balance sheet's column heads
+        ("2022 Q3 MSFT", 61, ["September 20, 2022", "November 17, 2022", "December 8, 2022"]),  # a dividend's dates
+    ],
+)
+def test_a_line_of_dates_only_is_no_section_on_a_real_page(name, page, dates):
+    """2023 Q1 INTC p. 8 sets its balance sheet's dates apart from the table; 2022 Q3 MSFT p. 61
+    its dividend's dates apart from the row: each line stays a paragraph, heading no unit."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / f"{name}.pdf", pages=(page, page))
+    assert [b.label for b in doc.blocks if b.text in dates] == ["paragraph"] * len(dates)
+    units = build_units(doc)
+    assert units and not any(h in dates for u in units for h in u.section_path), [u.section_path for u in units]
+    assert doc.title not in dates, doc.title
+
+
+def test_a_chart_label_that_opens_with_figures_is_no_heading():
+    """2022 Q3 INTC pp. 29-31 label each segment's charts "17 Q3 2022 DCAI Operating Income": no
+    section; the segment's table on p. 31 stays under "Network & Edge"."""
+    from evidence_pipeline.parser import DoclingParser
+
+    doc = DoclingParser().parse(TENQ / "2022 Q3 INTC.pdf", pages=(29, 31))
+    labels = {b.text: b.label for b in doc.blocks if b.text.endswith(" Operating Income")}
+    assert labels["17 Q3 2022 DCAI Operating Income"] == labels["75 Q3 2022 NEX Operating Income"] == "paragraph", labels
+    tables = {u.pages[0]: u.section_path for u in build_units(doc) if u.kind == "table"}
+    assert tables[31] == ["Network & Edge"], tables
+    assert not any(h.endswith("Operating Income") for path in tables.values() for h in path), tables
 
 
 def test_table_of_contents_entries_are_not_headings():
