@@ -364,9 +364,10 @@ def test_a_period_head_centred_over_two_columns_heads_both(name, page, label, fi
 def test_notes_of_a_filing_without_items_nest_in_its_own_outline():
     # Intel prints no Part or Item headings in its body, only in the cross-reference index on its
     # last page, and sets its notes larger than "Management's Discussion and Analysis". The
-    # index outlines nothing, and the notes go under the heading that opens them, so MD&A ends
-    # the last note instead of nesting in it (it had read "Note 11 : Derivative Financial
-    # Instruments > Management's Discussion and Analysis > ..." on every MD&A child).
+    # index outlines nothing, and the notes take one level below a heading printed above every
+    # note (``_printed_above_notes``), so MD&A ends the last note instead of nesting in it (it
+    # had read "Note 11 : Derivative Financial Instruments > Management's Discussion and
+    # Analysis > ..." on every MD&A child). ``_notes_under_their_heading`` is not reached here.
     from evidence_pipeline.parser import DoclingParser
 
     doc = DoclingParser().parse(TENQ / "2023 Q1 INTC.pdf")
