@@ -113,7 +113,8 @@ SLOW_FILES = {
 }
 
 
-# Single tests elsewhere that OCR a whole scanned page or parse many files.
+# Single tests elsewhere that OCR a whole scanned page, parse many files or under load, or ingest
+# through Dagster from the command line.
 SLOW_TESTS = {
     "test_a_scanned_pdf_is_read_by_ocr_and_passes_the_check",
     "test_with_ocr_off_a_scanned_pdf_is_a_warning_and_a_failing_check",
@@ -121,10 +122,17 @@ SLOW_TESTS = {
     "test_a_scan_has_no_figure_but_a_reason",
     "test_the_command_prints_each_file_and_the_mean",
     "test_mutated_pdfs_give_a_document_or_an_error_naming_the_file",
+    "test_parse_is_the_same_under_load_other_threads_and_another_order",
+    "test_ingest_with_one_bad_file_exits_1_with_one_line_and_no_trace",
+    "test_api_key_stays_out_of_cli_output_and_the_dagster_event_log",
 }
+
+# Fixtures that ingest a corpus through Dagster: every test that asks for one is slow.
+SLOW_FIXTURES = {"batched_env"}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS:
+        slow_fixture = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS or slow_fixture:
             item.add_marker(pytest.mark.slow)
