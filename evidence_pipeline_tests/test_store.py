@@ -464,3 +464,46 @@ def test_payloads_of_the_points_matching_a_keyword(backend):
     found = store.payloads("unit_kind", "card", ["doc_id", "text"])
     assert sorted(found, key=lambda p: p["doc_id"]) == [{"doc_id": "a", "text": "one"}, {"doc_id": "b", "text": "one"}]
     assert store.payloads("unit_kind", "section", ["doc_id"]) == []
+
+
+def _passage_case(store):
+    """Two parents: ``near``'s child is the query's dense neighbour, ``far``'s is not, and only
+    ``far``'s whole text (its passage vector) holds the query's words."""
+    store.ensure_collection(DIM)
+    query_dense = _unit([1.0] + [0.0] * (DIM - 1))
+    near = make_points("a", {"a/near": ["pump settings"]}, dense=lambda _: query_dense)
+    far = make_points("a", {"a/far": ["calibration"]}, dense=lambda _: _unit([0.2, 1.0] + [0.0] * (DIM - 2)))
+    far = [far[0].model_copy(update={"passage": SparseEncoder(avg_len=256).encode_document("warfarin washout period of seven days")})]
+    store.replace_document("a", near + far)
+    return query_dense, ENC.encode_query("warfarin washout days")
+
+
+def test_a_parent_also_ranks_by_its_whole_text(backend):
+    store = backend()
+    dense, sparse = _passage_case(store)
+    first = lambda **kw: [h.payload["parent_id"] for h in store.hybrid_search(dense, sparse, 2, **kw)]  # noqa: E731
+    assert first(passages=False) == ["a/near", "a/far"]
+    assert first() == ["a/far", "a/near"]  # dense rank 1 + passage rank 0 beats dense rank 0 alone
+    assert first(doc_ids=["a"]) == ["a/far", "a/near"]  # within a scope too
+
+
+def test_a_store_made_before_passage_vectors_ignores_them(tmp_path):
+    import qdrant_edge as qe
+
+    from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
+
+    old = qe.EdgeConfig(
+        vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+    store = EdgeStore(StoreSettings(path=str(tmp_path / "old")))
+    store._open(old)  # a shard as pipeline version 23 made it
+    try:
+        dense, sparse = _passage_case(store)  # the passage vector is not written, and nothing fails
+        assert [h.payload["parent_id"] for h in store.hybrid_search(dense, sparse, 2)] == ["a/near", "a/far"]
+        assert all(p.passage is None for p in store.iter_points("a"))
+    finally:
+        store.close()
+    with EdgeStore(StoreSettings(path=str(tmp_path / "new"))) as new:
+        _passage_case(new)
+        assert sum(p.passage is not None for p in new.iter_points("a")) == 1
