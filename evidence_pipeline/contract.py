@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from evidence_pipeline.bm25_query import TOKENIZER_VERSION
 from evidence_pipeline.payload import PointPayload
-from evidence_pipeline.settings import DENSE_VECTOR, PASSAGE_VECTOR, SPARSE_VECTOR
-from evidence_pipeline.store.base import INDEXED_KEYWORDS, PASSAGE_WEIGHT, POINT_NAMESPACE, RRF_K
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
+from evidence_pipeline.store.base import INDEXED_KEYWORDS, POINT_NAMESPACE, RRF_K
 
 
 class PayloadKey(BaseModel):
@@ -39,8 +39,6 @@ class CollectionContract(BaseModel):
     sparse_vector: str
     sparse_modifier: str
     sparse_query: str
-    passage_vector: str
-    passage_weight: float
     tokenizer_version: str
     point_id: str
     point_namespace: str
@@ -85,8 +83,6 @@ def collection_contract(dim: int | None = None) -> CollectionContract:
         sparse_vector=SPARSE_VECTOR,
         sparse_modifier="IDF",
         sparse_query="bm25_query.query_vector(text): value 1.0 per distinct token index, indices sorted",
-        passage_vector=PASSAGE_VECTOR,
-        passage_weight=PASSAGE_WEIGHT,
         tokenizer_version=TOKENIZER_VERSION,
         point_id=(
             "bytes 0-7: blake2b(doc_id + '\\x1f' + parent_id, digest_size=8); bytes 8-15: bytes 8-15 of "
@@ -108,9 +104,6 @@ def contract_markdown(contract: CollectionContract) -> str:
         f"- dense vector `{c.dense_vector}`: {dim}, {c.dense_distance} distance;",
         f"- sparse vector `{c.sparse_vector}`: BM25 term-frequency weights, modifier {c.sparse_modifier} "
         f"(Qdrant supplies IDF); query: `{c.sparse_query}`, tokenizer `{c.tokenizer_version}`;",
-        f"- sparse vector `{c.passage_vector}`: the same BM25 weights over a whole table or section chunk, on its "
-        f"first child's point only (modifier {c.sparse_modifier}); a parent's fused score adds "
-        f"{c.passage_weight:g}/(k+rank) of its rank here;",
         f"- point id: `{c.point_id}`, namespace `{c.point_namespace}`;",
         f"- one point per child; group by `{c.group_by}` for one result per table or section chunk; RRF with k={c.rrf_k}.",
         "",

@@ -14,14 +14,7 @@ RRF_K = 60
 """The fusion constant ``k``. 60 is the value of the RRF paper; a small ``k`` (Qdrant's plain
 ``FusionQuery(RRF)`` uses 2) lets the first ranks of one list dominate the fusion."""
 
-PASSAGE_WEIGHT = 1.0
-"""Weight of a parent's rank in BM25 over whole units (``settings.PASSAGE_VECTOR``) beside its
-best child's fused dense + BM25 score. Chosen on the dev halves: 2 gained nothing at @1 on the
-sponsor protocols and lost at @5 (CHANGELOG 24)."""
-
-SCORE_NOTE = (
-    f"score: reciprocal-rank fusion of dense, BM25 and whole-parent BM25 ranks, 1/({RRF_K}+rank) summed; compare within one query only"
-)
+SCORE_NOTE = f"score: reciprocal-rank fusion of dense and BM25 ranks, 1/({RRF_K}+rank) summed; compare within one query only"
 """What a search score is, in one line for people and agents reading results."""
 
 K = TypeVar("K", bound=Hashable)

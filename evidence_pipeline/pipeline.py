@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # Bump when a change to parsing, units, children or point ids changes what gets indexed;
 # CHANGELOG.md says what each version changed.
-PIPELINE_VERSION = "24"
+PIPELINE_VERSION = "23"
 
 
 class PipelineOptions(BaseModel):
@@ -104,8 +104,7 @@ def document_points(
     pipeline_version: str,
 ) -> list[Point]:
     """The points of one document: one per child, in the order of ``children``, with the
-    ``dense`` and ``sparse`` vectors at the same positions; each evidence unit's first child also
-    carries the unit's ``passage_vectors`` vector (``Point.passage``). Every writer (ingest, the
+    ``dense`` and ``sparse`` vectors at the same positions. Every writer (ingest, the
     ``qdrant_points`` asset, evaluation) builds its points here."""
     if not (len(children) == len(dense) == len(sparse)):
         raise ValueError(f"{len(children)} children but {len(dense)} dense and {len(sparse)} sparse vectors")
@@ -113,37 +112,18 @@ def document_points(
         return _points(doc, units, children, dense, sparse, pipeline_version)
 
 
-PASSAGE_KINDS = frozenset({"section", "table"})
-"""The units whose whole text gets a passage vector (``Point.passage``): evidence, not the card.
-Sections alone gained less on the dev halves (CHANGELOG 24)."""
-PASSAGE_AVG_LEN = 512.0
-"""BM25's expected length of a unit's text, in tokens (a child's is ``SparseEncoder``'s 40);
-chosen on the dev halves among 128, 256, 512 and 1024 (CHANGELOG 24)."""
-
-
-def passage_vectors(units: Sequence[EvidenceUnit]) -> dict[str, SparseVector]:
-    """unit id -> BM25 of the unit's whole retrieval text, for the units of ``PASSAGE_KINDS``."""
-    encoder = SparseEncoder(avg_len=PASSAGE_AVG_LEN)
-    with CLOCK.cpu("sparse"):
-        return {u.unit_id: encoder.encode_document(u.retrieval_text) for u in units if u.kind in PASSAGE_KINDS}
-
-
 def _points(doc, units, children, dense, sparse, pipeline_version) -> list[Point]:
     stamp = DocumentStamp.of(doc, pipeline_version, card_of(units))
     by_id = {u.unit_id: u for u in units}
-    passages = passage_vectors(units)
-    points = []
-    for child, vec, sp in zip(children, dense, sparse):
-        points.append(
-            Point(
-                id=point_id(child.doc_id, child.child_id, child.parent_id),
-                dense=vec.tolist(),
-                sparse=sp,
-                payload=PointPayload.for_child(stamp, by_id[child.unit_id], child).model_dump(),
-                passage=passages.pop(child.unit_id, None),  # on the unit's first child only
-            )
+    return [
+        Point(
+            id=point_id(child.doc_id, child.child_id, child.parent_id),
+            dense=vec.tolist(),
+            sparse=sp,
+            payload=PointPayload.for_child(stamp, by_id[child.unit_id], child).model_dump(),
         )
-    return points
+        for child, vec, sp in zip(children, dense, sparse)
+    ]
 
 
 def write_points(store: Store, doc_id: str, points: Sequence[Point]) -> ReplaceResult:

@@ -32,8 +32,6 @@ from evidence_pipeline.errors import SettingsError
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
-PASSAGE_VECTOR = "passage"
-"""BM25 of a whole unit's text, on one point per unit (``pipeline.document_points``)."""
 
 
 def data_dir() -> Path:

@@ -204,7 +204,7 @@ def test_search_prints_every_parent_and_what_the_score_is(capsys, monkeypatch, s
     assert (
         out.splitlines()[0]
         == SCORE_NOTE
-        == ("score: reciprocal-rank fusion of dense, BM25 and whole-parent BM25 ranks, 1/(60+rank) summed; compare within one query only")
+        == ("score: reciprocal-rank fusion of dense and BM25 ranks, 1/(60+rank) summed; compare within one query only")
     )
     starts = [out.index(f"\n#{rank}  score {hit.score:.4f}  {hit.doc_id}  pages ") for rank, hit in enumerate(hits, 1)]
     assert starts == sorted(starts)

@@ -382,17 +382,12 @@ QUERY = "What were Microsoft's general and administrative expenses for the three
 def test_search_returns_the_table_of_the_named_row_first(mdna_store, monkeypatch):
     import evidence_pipeline.retrieval as retrieval
     import evidence_pipeline.retrieval.fuse as fuse
-    from evidence_pipeline.retrieval.rules import ALL_RULES
 
-    # The passage ranking (a table's whole text) finds the G&A table too: the promotion is
-    # pinned with it off.
-    rules = ALL_RULES.without("passages")
-    for given in (ALL_RULES, rules):
-        hits = retrieval.search_store(*mdna_store, QUERY, k=5, rules=given)
-        assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
+    hits = retrieval.search_store(*mdna_store, QUERY, k=5)
+    assert hits[0].unit_kind == "table" and "2,337" in hits[0].parent_text  # the G&A table's figure
     # without the promotion a same-shaped expense table of the section comes first
     monkeypatch.setattr(fuse, "promote_named_rows", lambda hits, *args, **kwargs: list(hits))
-    plain = retrieval.search_store(*mdna_store, QUERY, k=5, rules=rules)
+    plain = retrieval.search_store(*mdna_store, QUERY, k=5)
     assert "2,337" not in plain[0].parent_text
 
 

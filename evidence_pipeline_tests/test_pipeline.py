@@ -64,25 +64,6 @@ def test_document_points_one_per_child_in_order(doc):
     assert any("Aqueous phase" in r.text and "36" in r.text for r in table_rows)
 
 
-def test_every_evidence_unit_has_one_passage_vector_on_its_first_child(doc):
-    units, children = pipeline.prepare(doc, token_counter(None), pipeline.PipelineOptions())
-    points = pipeline.document_points(doc, units, children, _vectors(len(children)), pipeline.sparse_vectors(children), "v1")
-    encoder = pipeline.SparseEncoder(avg_len=pipeline.PASSAGE_AVG_LEN)
-    by_unit = {u.unit_id: u for u in units}
-    carried: dict[str, list[int]] = {}
-    for n, (point, child) in enumerate(zip(points, children)):
-        if point.passage is not None:
-            carried.setdefault(child.unit_id, []).append(n)
-            assert point.passage == encoder.encode_document(by_unit[child.unit_id].retrieval_text)
-    evidence = {u.unit_id for u in units if u.kind != "card"}
-    assert {u.kind for u in units} >= {"card", "table", "section"}
-    assert set(carried) == evidence  # every table and section chunk, never the card
-    first = {}
-    for n, child in enumerate(children):
-        first.setdefault(child.unit_id, n)
-    assert all(positions == [first[unit]] for unit, positions in carried.items())
-
-
 def test_document_points_refuses_vectors_that_do_not_match_the_children(doc):
     units, children = pipeline.prepare(doc, token_counter(None), pipeline.PipelineOptions())
     with pytest.raises(ValueError, match=f"{len(children)} children"):

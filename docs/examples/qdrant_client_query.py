@@ -6,8 +6,7 @@ Copy ``evidence_pipeline/bm25_query.py`` next to this file (standard library onl
     python qdrant_client_query.py --path ./local-qdrant "..."     # qdrant-client local mode
 
 Dense + BM25 prefetch, reciprocal rank fusion (k=60), one result per parent (table or
-section chunk), each parent scored up by 1 / (60 + rank) of its rank in BM25 over whole
-parents (the ``passage`` vector; skipped on a collection without it), printing the parent's text with its document and pages, and where it is
+section chunk), printing the parent's text with its document and pages, and where it is
 printed: ``boxes`` (one region per page) and, for a matched table row, ``row_box``, each
 ``{page, l, t, r, b, page_width, page_height}`` in PDF points from the page's top-left corner.
 """
@@ -39,35 +38,23 @@ def check_tokenizer(client: QdrantClient, collection: str) -> None:
         raise SystemExit(f"collection built with tokenizer {stored}; this copy is {bm25_query.TOKENIZER_VERSION}")
 
 
-def search(client: QdrantClient, collection: str, model: SentenceTransformer, question: str, k: int = 5, depth: int = 100):
+def search(client: QdrantClient, collection: str, model: SentenceTransformer, question: str, k: int = 5):
     """The best child of each of the k best parents, as qdrant-client ScoredPoints."""
     dense = model.encode(question, normalize_embeddings=True).tolist()
     indices, values = bm25_query.query_vector(question)
-    sparse = models.SparseVector(indices=indices, values=values)
-
-    def groups(**query):
-        result = client.query_points_groups(collection, group_by="parent_id", group_size=1, limit=depth, with_payload=True, **query)
-        return [group.hits[0] for group in result.groups]
-
-    fused = groups(
+    result = client.query_points_groups(
+        collection,
         prefetch=[
-            models.Prefetch(query=dense, using="dense", limit=depth),
-            models.Prefetch(query=sparse, using="bm25", limit=depth),
+            models.Prefetch(query=dense, using="dense", limit=100),
+            models.Prefetch(query=models.SparseVector(indices=indices, values=values), using="bm25", limit=100),
         ],
         query=models.RrfQuery(rrf=models.Rrf(k=60)),  # score = sum of 1 / (60 + rank) over both lists
+        group_by="parent_id",
+        group_size=1,
+        limit=k,
+        with_payload=True,
     )
-    passages = (
-        groups(query=sparse, using="passage") if "passage" in (client.get_collection(collection).config.params.sparse_vectors or {}) else []
-    )
-    share = {h.payload["parent_id"]: 1.0 / (60 + rank) for rank, h in enumerate(passages)}
-    held = {h.payload["parent_id"] for h in fused}
-    for h in fused:
-        h.score += share.get(h.payload["parent_id"], 0.0)
-    for h in passages:
-        if h.payload["parent_id"] not in held:
-            h.score = share[h.payload["parent_id"]]
-            fused.append(h)
-    return sorted(fused, key=lambda h: (-h.score, h.payload["parent_id"]))[:k]
+    return [group.hits[0] for group in result.groups]
 
 
 def main() -> None:

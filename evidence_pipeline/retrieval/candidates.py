@@ -65,7 +65,7 @@ def candidates(store: Store, query: Query, dense: Sequence[float] | None, scope:
     depth = max(k, NAMED_ROW_DEPTH)
     if dense is None:
         return Candidates(store.sparse_search(query.sparse, depth, doc_ids=scope.doc_ids), NAMED_ROW_DEPTH)
-    fused = store.hybrid_search(list(dense), query.sparse, depth, doc_ids=scope.doc_ids, passages=rules.passages)
+    fused = store.hybrid_search(list(dense), query.sparse, depth, doc_ids=scope.doc_ids)
     found = fused
     if rules.lexical_tables:
         found = with_lexical(fused, store.sparse_search(query.sparse, LEXICAL_TABLES, doc_ids=scope.doc_ids, unit_kind="table"))

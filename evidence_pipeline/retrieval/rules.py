@@ -16,7 +16,6 @@ from dataclasses import dataclass
 class Rules:
     """Which rules run (all by default).
 
-    - ``passages``: a parent also ranks by BM25 over its whole text (``Store.hybrid_search``).
     - ``routing``: the documents a query names by id, title, code or period rank first (``route``).
     - ``named_statements``: the tables of the financial statements a query names join the
       candidates and move up (``named_statements``).
@@ -35,7 +34,6 @@ class Rules:
       budget; ranking is unchanged.
     """
 
-    passages: bool = True
     routing: bool = True
     named_statements: bool = True
     named_rows: bool = True

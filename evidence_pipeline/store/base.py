@@ -22,10 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Re-exported: the fusion constant and score note (``fusion``) and the sparse vector type
 # (``sparse``) are part of the point layout's contract.
-from evidence_pipeline.fusion import PASSAGE_WEIGHT as PASSAGE_WEIGHT
 from evidence_pipeline.fusion import RRF_K as RRF_K
 from evidence_pipeline.fusion import SCORE_NOTE as SCORE_NOTE
-from evidence_pipeline.settings import DENSE_VECTOR, PASSAGE_VECTOR, SPARSE_VECTOR
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR
 from evidence_pipeline.sparse import SparseVector as SparseVector
 
 POINT_NAMESPACE = uuid.UUID("6f1c1a52-9d0e-4c43-9d3e-0f6d2c1f7a11")
@@ -76,8 +75,6 @@ class Point(BaseModel):
     dense: list[float]
     sparse: SparseVector
     payload: dict[str, Any]
-    passage: SparseVector | None = None
-    """BM25 of the whole unit's text, on one point per unit (``PASSAGE_VECTOR``)."""
 
 
 class StoredHit(BaseModel):
@@ -306,13 +303,8 @@ class Store(Protocol):
         *,
         prefetch_limit: int = 100,
         doc_ids: Sequence[str] | None = None,
-        passages: bool = True,
     ) -> list[StoredHit]:
-        """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents.
-        With ``passages`` (and a store whose points carry ``PASSAGE_VECTOR``), each parent's
-        fused score also gains ``1 / (RRF_K + rank)`` of its rank in BM25 over whole units: a
-        section whose sentences each hold a few of the query's words, but together all, ranks
-        as a 512-token BM25 window would rank it."""
+        """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents."""
 
     def dense_search(self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""
@@ -352,13 +344,11 @@ class Store(Protocol):
 
 def point_from_record(point_id: object, vectors: dict, payload: dict | None) -> Point:
     sparse = vectors.get(SPARSE_VECTOR)
-    passage = vectors.get(PASSAGE_VECTOR)
     return Point(
         id=str(point_id),
         dense=list(vectors.get(DENSE_VECTOR) or []),
         sparse=SparseVector(indices=list(getattr(sparse, "indices", [])), values=list(getattr(sparse, "values", []))),
         payload=dict(payload or {}),
-        passage=SparseVector(indices=list(passage.indices), values=list(passage.values)) if passage is not None else None,
     )
 
 

@@ -3,9 +3,9 @@ opened by one process. Where Edge differs from a Qdrant server:
 
 - no collections: ``settings.path`` is the shard; ``settings.collection`` is unused; the ingest
   records (``base.IngestRecord``) are a second shard, ``ingest_records``, inside it;
-- no group-by: hybrid search fuses dense + BM25 by RRF, keeps each parent's best child (deeper
-  prefetches when too few parents came back) plus its BM25 rank as a whole (``passage_fused``);
-  point ids begin with their parent's key (``base.point_id``): candidates group by id;
+- no group-by: hybrid search fuses dense + BM25 with RRF and keeps each parent's best child
+  here (deeper prefetches when too few parents came back); a point id begins with its parent's
+  key (``base.point_id``), so candidates group by id and only the winners' payloads are read;
 - an exclusive lock while open: every opener first takes ``StoreLock`` (a file beside the shard),
   waiting up to ``settings.lock_timeout_s``, and holds the store only while it is used
   (``open_store``); searches keep one read-only open that lets go when anyone queues (``reader``);
@@ -34,13 +34,12 @@ import qdrant_edge as qe
 
 from evidence_pipeline.errors import StoreError
 from evidence_pipeline.fusion import rrf
-from evidence_pipeline.settings import DENSE_VECTOR, PASSAGE_VECTOR, SPARSE_VECTOR, StoreSettings
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.base import (
     DOC_POINTS,
     DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
     INGEST_RECORDS,
-    PASSAGE_WEIGHT,
     RRF_K,
     DocumentInfo,
     DocumentVersion,
@@ -99,7 +98,6 @@ class EdgeStore:
         self._revision = 0  # counts loads and updates: see ``revision``
         self._lock = StoreLock(self.path)
         self._parent_keyed = False
-        self._passages = False  # the shard has PASSAGE_VECTOR (made by pipeline version 24 or later)
         if (self.path / _EDGE_CONFIG).exists():
             self._open()
 
@@ -115,7 +113,6 @@ class EdgeStore:
                 self._shard = self._create(config)
             WORK.count("store.opens")
             self._parent_keyed = (self.path / _PARENT_KEYED).exists()
-            self._passages = PASSAGE_VECTOR in self._config().get("sparse_vectors", {})
             self._revision += 1
         except BaseException:
             self._lock.release()
@@ -174,30 +171,20 @@ class EdgeStore:
         """(device, inode) of the lock file held while open (see ``StoreLock.identity``)."""
         return self._lock.identity()
 
-    def _config(self) -> dict:
-        """Edge's persisted config of the shard ({} when unreadable)."""
-        try:
-            config = json.loads((self.path / _EDGE_CONFIG).read_text())
-        except (OSError, ValueError):
-            return {}
-        return config if isinstance(config, dict) else {}
-
     @property
     def dim(self) -> int | None:
         """Dense dimension of the existing shard, read from Edge's persisted config."""
         try:
-            return int(self._config()["vectors"][DENSE_VECTOR]["size"])
-        except (KeyError, ValueError, TypeError):
+            config = json.loads((self.path / _EDGE_CONFIG).read_text())
+            return int(config["vectors"][DENSE_VECTOR]["size"])
+        except (OSError, KeyError, ValueError, TypeError):
             return None
 
     def ensure_collection(self, dim: int) -> None:
         if self._shard is None:
             config = qe.EdgeConfig(
                 vectors={DENSE_VECTOR: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
-                sparse_vectors={
-                    SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
-                    PASSAGE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
-                },
+                sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             )
             self._open(config)  # another process may have created it meanwhile: then loaded
         if self._shard is not None:
@@ -337,7 +324,7 @@ class EdgeStore:
         # two writes is seen as incomplete (``document_version``).
         size, n = self.settings.upsert_batch, len({p.id for p in points})
         for start in range(0, len(points), size):
-            batch = [_to_edge_point(p, n, self._passages) for p in points[start : start + size]]
+            batch = [_to_edge_point(p, n) for p in points[start : start + size]]
             self._update(qe.UpdateOperation.upsert_points(batch))
             WORK.count("store.upserts", len(batch))
         stale: list[qe.PointId] = [*sorted(before - {p.id for p in points})]
@@ -443,13 +430,12 @@ class EdgeStore:
         *,
         prefetch_limit: int = 100,
         doc_ids: Sequence[str] | None = None,
-        passages: bool = True,
     ) -> list[StoredHit]:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         dense_q = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
-        sparse_vector = qe.SparseVector(list(sparse.indices), list(sparse.values))
-        sparse_q = qe.Query.Nearest(sparse_vector, using=SPARSE_VECTOR) if sparse.indices else None
-        passage_q = qe.Query.Nearest(sparse_vector, using=PASSAGE_VECTOR) if sparse.indices and passages and self._passages else None
+        sparse_q = (
+            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR) if sparse.indices else None
+        )
 
         def candidates(depth: int) -> list[tuple[float, int, int | str]]:
             # Fused here, not by Edge's Fusion.Rrf: Edge returns equal scores in no fixed order
@@ -462,9 +448,7 @@ class EdgeStore:
             parents = {pid: parent for ranked in lists for _, pid, parent in ranked}
             # rank counted from 0, as Qdrant's own RRF
             fused = rrf((((pid for _, pid, _ in ranked), 1.0) for ranked in lists), RRF_K)
-            if passage_q is None:
-                return [(score, pid, parents[pid]) for pid, score in fused.items()]
-            return passage_fused(fused, parents, self._ranked(passage_q, depth, flt))
+            return [(score, pid, parents[pid]) for pid, score in fused.items()]
 
         return self._grouped(candidates, k, max(prefetch_limit, k), flt)
 
@@ -578,24 +562,6 @@ class EdgeStore:
         return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
-def passage_fused(
-    fused: dict[int, float], parents: dict[int, int | str], passages: list[tuple[float, int, int | str]]
-) -> list[tuple[float, int, int | str]]:
-    """(score, point id, parent) of the fused points, each scored up by its parent's RRF share in
-    the passage ranking ``passages`` (a parent ranks by its best unit), and of the passage points
-    whose parent no fused point holds, scored by that share alone."""
-    share: dict[int | str, float] = {}
-    first: dict[int | str, int] = {}
-    for _, pid, parent in passages:
-        if parent not in share:
-            share[parent] = PASSAGE_WEIGHT / (RRF_K + len(share))  # rank counted from 0, as the fused lists
-            first[parent] = pid
-    out = [(score + share.get(parents[pid], 0.0), pid, parents[pid]) for pid, score in fused.items()]
-    held = set(parents.values())
-    out.extend((share[parent], pid, parent) for parent, pid in first.items() if parent not in held)
-    return out
-
-
 def _records_config() -> qe.EdgeConfig:
     # The records hold no vectors, but Edge wants one declared: a sparse vector no record has.
     return qe.EdgeConfig(sparse_vectors={"none": qe.EdgeSparseVectorParams()}, max_search_threads=1)
@@ -624,16 +590,16 @@ def _given_payload(payload: dict | None) -> dict:
     return {k: v for k, v in (payload or {}).items() if k != DOC_POINTS}
 
 
-def _to_edge_point(p: Point, doc_points: int, passages: bool) -> qe.Point:
+def _to_edge_point(p: Point, doc_points: int) -> qe.Point:
     # Payload conversion in the binding is most of an upsert's CPU time, yet each point carries
     # its whole payload: setting the fields a parent's children share once per parent
     # (set_payload) or the version stamp once per document (set_payload_by_filter) costs more
     # inside the shard than it saves.
-    # A shard made before PASSAGE_VECTOR existed keeps working without it.
-    vectors: dict[str, Any] = {DENSE_VECTOR: p.dense, SPARSE_VECTOR: qe.SparseVector(p.sparse.indices, p.sparse.values)}
-    if passages and p.passage is not None and p.passage.indices:
-        vectors[PASSAGE_VECTOR] = qe.SparseVector(p.passage.indices, p.passage.values)
-    return qe.Point(p.id, vectors, {**p.payload, DOC_POINTS: doc_points})
+    return qe.Point(
+        p.id,
+        {DENSE_VECTOR: p.dense, SPARSE_VECTOR: qe.SparseVector(p.sparse.indices, p.sparse.values)},
+        {**p.payload, DOC_POINTS: doc_points},
+    )
 
 
 def _tied_past(found: list[Any], depth: int, limit: int) -> bool:

@@ -20,15 +20,13 @@ LOCATION_KEYS = frozenset({"source"})
 
 
 def point_hash(point: Point) -> str:
-    """SHA-256 of a point's payload (but for ``LOCATION_KEYS``), BM25 vector and passage vector.
+    """SHA-256 of a point's payload (but for ``LOCATION_KEYS``) and BM25 vector.
 
     The dense vector is left out: the same text embedded in another batch can differ in
     the last bits of its floats, and the payload already holds the text it was made from.
     """
     payload = {k: v for k, v in point.payload.items() if k not in LOCATION_KEYS}
     content = {"payload": payload, "bm25": [point.sparse.indices, point.sparse.values]}
-    if point.passage is not None:
-        content["passage"] = [point.passage.indices, point.passage.values]
     return hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

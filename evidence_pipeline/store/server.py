@@ -1,11 +1,9 @@
 """Store on a Qdrant server through qdrant-client (or its local mode, for tests).
 
-Same point layout as the Edge store: named dense vector ``dense`` (cosine), named
-sparse vectors ``bm25`` and ``passage`` with ``Modifier.IDF``; keyword payload indexes
-on ``doc_id`` and ``parent_id``. Grouping by parent runs on the server
-(``query_points_groups``); the passage ranking is added per parent here
-(``with_passage_share``), as on Edge. A collection made before ``passage`` existed is
-searched and written without it. The ingest records (``base.IngestRecord``) are a vectorless collection
+Same point layout as the Edge store: named dense vector ``dense`` (cosine) and
+named sparse vector ``bm25`` with ``Modifier.IDF``; keyword payload indexes on
+``doc_id`` and ``parent_id``. Grouping by parent runs on the server
+(``query_points_groups``). The ingest records (``base.IngestRecord``) are a vectorless collection
 named after the points' one, ``<collection>_ingest_records``, made on the first record written;
 a record is written after its document's points, as on Edge.
 """
@@ -18,12 +16,11 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from evidence_pipeline.errors import StoreError
-from evidence_pipeline.settings import DENSE_VECTOR, PASSAGE_VECTOR, SPARSE_VECTOR, StoreSettings
+from evidence_pipeline.settings import DENSE_VECTOR, SPARSE_VECTOR, StoreSettings
 from evidence_pipeline.store.base import (
     DOCUMENT_FIELDS,
     INDEXED_KEYWORDS,
     INGEST_RECORDS,
-    PASSAGE_WEIGHT,
     RRF_K,
     DocumentInfo,
     DocumentVersion,
@@ -77,7 +74,6 @@ class ServerStore:
         self._records_ready = False  # the records' collection is known to exist
         self._owns_client = client is None
         self._ready_dim: int | None = None  # ensure_collection already checked this dim
-        self._passages: bool | None = None  # the collection has PASSAGE_VECTOR: see has_passages
         try:
             if client is not None:
                 self.client = client
@@ -104,16 +100,6 @@ class ServerStore:
         return self.client.collection_exists(self.collection)
 
     @property
-    def has_passages(self) -> bool:
-        """The collection has ``PASSAGE_VECTOR`` (made by pipeline version 24 or later)."""
-        if self._passages is None:
-            sparse = self.client.get_collection(self.collection).config.params.sparse_vectors if self._exists() else None
-            if sparse is None:
-                return False  # not known until the collection exists
-            self._passages = PASSAGE_VECTOR in sparse
-        return self._passages
-
-    @property
     def dim(self) -> int | None:
         if not self._exists():
             return None
@@ -128,10 +114,7 @@ class ServerStore:
             self.client.create_collection(
                 self.collection,
                 vectors_config={DENSE_VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-                sparse_vectors_config={
-                    SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
-                    PASSAGE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
-                },
+                sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             )
         else:
             existing = self.dim
@@ -206,7 +189,7 @@ class ServerStore:
         for start in range(0, len(points), _UPSERT_BATCH):
             self.client.upsert(
                 self.collection,
-                points=[_to_struct(p, self.has_passages) for p in points[start : start + _UPSERT_BATCH]],
+                points=[_to_struct(p) for p in points[start : start + _UPSERT_BATCH]],
                 wait=True,
             )
         stale = sorted(before - {p.id for p in points})
@@ -316,17 +299,11 @@ class ServerStore:
         *,
         prefetch_limit: int = 100,
         doc_ids: Sequence[str] | None = None,
-        passages: bool = True,
     ) -> list[StoredHit]:
         if k <= 0 or not self._exists():
             return []
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         depth = max(prefetch_limit, k)
-        if passages and sparse.indices and self.has_passages:
-            fused = self.hybrid_search(dense, sparse, depth, prefetch_limit=prefetch_limit, doc_ids=doc_ids, passages=False)
-            query = models.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
-            ranked = self._groups(query=query, using=PASSAGE_VECTOR, k=depth, flt=flt)
-            return with_passage_share(fused, ranked, k)
         prefetch = [models.Prefetch(query=list(map(float, dense)), using=DENSE_VECTOR, limit=depth, filter=flt)]
         if sparse.indices:
             prefetch.append(
@@ -387,17 +364,6 @@ class ServerStore:
         return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
 
 
-def with_passage_share(fused: Sequence[StoredHit], passages: Sequence[StoredHit], k: int) -> list[StoredHit]:
-    """The k best parents of ``fused``, each scored up by ``PASSAGE_WEIGHT / (RRF_K + rank)`` of its
-    rank in ``passages`` (from 0), and of the parents only ``passages`` holds, scored by that alone
-    (as the Edge store's ``passage_fused``)."""
-    share = {h.payload.get("parent_id"): PASSAGE_WEIGHT / (RRF_K + n) for n, h in enumerate(passages)}
-    held = {h.payload.get("parent_id") for h in fused}
-    hits = [h.model_copy(update={"score": h.score + share.get(h.payload.get("parent_id"), 0.0)}) for h in fused]
-    hits += [h.model_copy(update={"score": share[h.payload.get("parent_id")]}) for h in passages if h.payload.get("parent_id") not in held]
-    return sorted(hits, key=lambda h: (-h.score, str(h.payload.get("parent_id", h.id))))[:k]
-
-
 def _doc_condition(doc_ids: Sequence[str]) -> models.FieldCondition:
     return models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(doc_ids)))
 
@@ -416,17 +382,12 @@ def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None, stateme
     return models.Filter(must=must) if must else None
 
 
-def _to_struct(p: Point, passages: bool) -> models.PointStruct:
-    # A collection made before PASSAGE_VECTOR existed keeps working without it.
-    extra = {}
-    if passages and p.passage is not None and p.passage.indices:
-        extra[PASSAGE_VECTOR] = models.SparseVector(indices=list(p.passage.indices), values=list(p.passage.values))
+def _to_struct(p: Point) -> models.PointStruct:
     return models.PointStruct(
         id=p.id,
         vector={
             DENSE_VECTOR: list(p.dense),
             SPARSE_VECTOR: models.SparseVector(indices=list(p.sparse.indices), values=list(p.sparse.values)),
-            **extra,
         },
         payload=dict(p.payload),
     )
