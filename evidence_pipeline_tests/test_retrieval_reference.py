@@ -1,10 +1,10 @@
 """Reference material (abbreviation lists, glossaries, tables of contents, revision histories)
 is recognised by its heading or its shape and ranks below evidence unless a query asks what a
-term means."""
+term means (a revision history: unless it asks about amendments, revisions or versions)."""
 
 import pytest
 
-from evidence_pipeline.retrieval.reference import asks_meaning, is_reference, reference_last, shaped_as_reference
+from evidence_pipeline.retrieval.reference import asks_history, asks_meaning, is_reference, reference_last, shaped_as_reference
 from evidence_pipeline.tables import table_html
 
 ABBREVIATIONS = [
@@ -97,3 +97,21 @@ def test_a_table_of_instrument_tags_is_evidence_not_a_list_of_acronyms():
     tags = [["WT-2013", "± 0.1 g"], ["FT-2070", "± 0.5 %"], ["CT-2127", "± 1 µS/cm"], ["PT-2184", "± 0.2 bar"]]
     tags += [["LT-2222", "± 2 mm"], ["TT-2301", "± 0.5 °C"], ["PH-2404", "± 0.05"]]
     assert not shaped_as_reference(table_html([["Instrument", "Tolerance"]], tags))
+
+
+def test_a_documents_history_keeps_its_place_when_the_query_asks_about_its_amendments():
+    history = _payload(
+        table_html([["Version", "Date", "Changes"]], [["1.0", "02/03/2021", "First release"], ["2.0", "14/09/2022", "Amendment 1"]]),
+        section_path=["Revision History"],
+    )
+    glossary = _payload(table_html([["Abbreviation", "Term"]], ABBREVIATIONS))
+    answer = _payload("Amendment 1 followed the trial steering committee meeting.", section_path=["12 Protocol amendments"])
+    hits = [history, glossary, answer]
+    # asked about its versions: the history stays where the search ranked it; a glossary still goes last
+    assert reference_last(hits, lambda h: h, "When was version 1.0 of the protocol released?") == [history, answer, glossary]
+    assert reference_last(hits, lambda h: h, "Which meeting led to the changes in Amendment 1?") == [history, answer, glossary]
+    # any other question: both go last, in their order
+    assert reference_last(hits, lambda h: h, "What dose is given on Day 1?") == [answer, history, glossary]
+    assert asks_history("What did the protocol revision change?")
+    assert not asks_history("What changes in HbA1c from baseline are analysed?")
+    assert not asks_history("How long does the natural history study follow patients?")

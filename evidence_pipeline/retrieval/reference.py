@@ -5,7 +5,9 @@ words of most questions, so dense vectors and BM25 both rank it high; the figure
 asks for is elsewhere. Such a parent is recognised by its heading or by its shape (a table
 whose row labels are nearly all acronyms; text that is mostly lines ending in a page
 number) and ranks below every other parent (``reference_last``), unless the query asks
-what a term means or stands for. Nothing here names a document.
+what a term means or stands for; a document's own history (a revision history, a summary of
+changes) also keeps its place when the query asks about amendments, revisions or versions.
+Nothing here names a document.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ from typing import Any, TypeVar
 
 from evidence_pipeline.tables import row_labels
 
-# Headings that say what the material is: their words, not any document's.
+# Headings that say what the material is: their words, not any document's. A document's own
+# history (its versions, revisions and amendments) is one kind; terms and contents the other.
+_HISTORY_HEADING = re.compile(
+    r"\b(?:revision\s+history|document\s+history|version\s+history|"
+    r"summary\s+of\s+(?:changes|revisions|amendments?)|amendment\s+(?:rationale|history|summary)|change\s+log)\b",
+    re.IGNORECASE,
+)
 _HEADING = re.compile(
     r"\b(?:abbreviations?|acronyms?|glossary|definitions?\s+of\s+terms|list\s+of\s+definitions|"
-    r"table\s+of\s+contents|^\W*contents\W*$|revision\s+history|document\s+history|version\s+history|"
-    r"summary\s+of\s+(?:changes|revisions|amendments?)|amendment\s+(?:rationale|history|summary)|change\s+log)\b",
+    r"table\s+of\s+contents|^\W*contents\W*$)\b|" + _HISTORY_HEADING.pattern,
     re.IGNORECASE,
 )
 # A label printed as an acronym: "ALT", "HbA1c", "CYP3A4", "i.v.", "Q2W" (two capitals or more, short).
@@ -36,6 +43,8 @@ _ASKS_MEANING = re.compile(
     r"what\s+does\s+\S+\s+mean|glossary)\b",
     re.IGNORECASE,
 )
+# A query about the document's history: its amendments, revisions or versions.
+_ASKS_HISTORY = re.compile(r"\b(?:amend\w*|revis\w*|versions?)\b", re.IGNORECASE)
 
 MIN_ACRONYM_ROWS = 6
 """A table is a list of abbreviations by its shape when it has at least this many body rows
@@ -57,12 +66,18 @@ def _acronym(label: str) -> bool:
 
 def heading_says_reference(payload: Mapping[str, Any]) -> bool:
     """The caption or a section heading above the unit names reference material."""
-    return _names_reference(payload.get("caption") or "", tuple(payload.get("section_path") or ()))
+    return _names(_HEADING, payload.get("caption") or "", tuple(payload.get("section_path") or ()))
+
+
+def heading_says_history(payload: Mapping[str, Any]) -> bool:
+    """The caption or a section heading above the unit names the document's history (a revision
+    history, a summary of changes, an amendment's rationale)."""
+    return _names(_HISTORY_HEADING, payload.get("caption") or "", tuple(payload.get("section_path") or ()))
 
 
 @functools.lru_cache(maxsize=4096)
-def _names_reference(caption: str, section_path: tuple[str, ...]) -> bool:
-    return any(_HEADING.search(name) for name in (caption, *section_path) if name)
+def _names(heading: re.Pattern[str], caption: str, section_path: tuple[str, ...]) -> bool:
+    return any(heading.search(name) for name in (caption, *section_path) if name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,13 +113,21 @@ def asks_meaning(query: str) -> bool:
     return bool(_ASKS_MEANING.search(query) or _WHAT_IS_TERM.search(query))
 
 
+def asks_history(query: str) -> bool:
+    """The query asks about the document's amendments, revisions or versions: its history is the
+    evidence."""
+    return bool(_ASKS_HISTORY.search(query))
+
+
 T = TypeVar("T")
 
 
 def reference_last(hits: Sequence[T], payload: Callable[[T], Mapping[str, Any]], query: str) -> list[T]:
     """``hits`` with the reference material after every other parent, each part in its order;
-    unchanged when the query asks what a term means. ``payload``: a hit's payload."""
+    unchanged when the query asks what a term means; the document's history stays in place when
+    the query asks about amendments, revisions or versions. ``payload``: a hit's payload."""
     if asks_meaning(query):
         return list(hits)
-    flags = [is_reference(payload(h)) for h in hits]
+    history = asks_history(query)
+    flags = [is_reference(payload(h)) and not (history and heading_says_history(payload(h))) for h in hits]
     return [h for h, f in zip(hits, flags) if not f] + [h for h, f in zip(hits, flags) if f]

@@ -24,7 +24,8 @@ class Rules:
     - ``whole_table``: a hit on a piece of a split table comes back joined (``expand.whole_table``).
     - ``reference_last``: reference material (lists of abbreviations, glossaries, tables of
       contents, revision histories) ranks below evidence unless the query asks what a term
-      means (``reference``).
+      means; a revision history keeps its place for a query about amendments, revisions or
+      versions (``reference``).
     - ``parent_coverage``: the candidates whose whole text holds most of the query's distinctive
       words move up (``coverage``).
     - ``focused_tables``: a large table is read as the rows the query names (``focus``); ranking
