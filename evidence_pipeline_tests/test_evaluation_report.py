@@ -87,3 +87,6 @@ def test_question_ranks_give_each_systems_evidence_rank():
     ]
     md = markdown_report({"systems": _systems()[1], "questions": ranks})
     assert "| q1 | table_cell | - | 2 |" in md and "| q3 | table_cell | 3 | - |" in md
+    # under --ablate, the full system's rank with each rule off, question by question
+    runs["full"].ablated = {"routing": [Answer([GOOD], {}), Answer(later, {})]}
+    assert [r["without"] for r in question_ranks([Q1, q3], runs)] == [{"routing": 1}, {"routing": 3}]

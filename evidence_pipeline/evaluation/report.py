@@ -91,16 +91,22 @@ def evidence_rank(question: Question, answer: Answer) -> int | None:
 
 def question_ranks(questions: Sequence[Question], runs: Mapping[str, SystemRun]) -> list[dict[str, Any]]:
     """Per question, the evidence rank each system gave it (``evidence_rank``): what moved
-    between two commits, question by question, read off two reports."""
-    return [
-        {
+    between two commits, question by question, read off two reports. Under ``eval --ablate``
+    also ``without``: the full system's rank with each rule off, so the questions a rule moves
+    can be read off one report."""
+    ablated = runs["full"].ablated if "full" in runs else {}
+    ranks = []
+    for n, q in enumerate(questions):
+        entry: dict[str, Any] = {
             "id": q.id,
             "kind": q.kind_or_default,
             "doc_id": q.doc_id,
             "evidence_rank": {name: evidence_rank(q, run.answers[n]) for name, run in runs.items()},
         }
-        for n, q in enumerate(questions)
-    ]
+        if ablated:
+            entry["without"] = {rule: evidence_rank(q, answers[n]) for rule, answers in ablated.items()}
+        ranks.append(entry)
+    return ranks
 
 
 def misses(questions: Sequence[Question], run: SystemRun, examples: int = MISS_EXAMPLES) -> dict[str, dict]:
