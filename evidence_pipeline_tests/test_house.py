@@ -120,3 +120,8 @@ def test_no_comment_block_over_20_lines():
 def test_no_filer_named_in_product_code():
     found = [hit for path in _files() for hit in filer_names(path)]
     assert not found, "company or filer names (state the general case instead):\n" + "\n".join(found)
+
+
+def test_the_readme_is_for_users_and_stays_under_400_lines():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 400, f"README.md has {len(lines)} lines: figures go to docs/measurements.md, history to CHANGELOG.md"

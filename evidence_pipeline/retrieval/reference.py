@@ -129,5 +129,5 @@ def reference_last(hits: Sequence[T], payload: Callable[[T], Mapping[str, Any]],
     if asks_meaning(query):
         return list(hits)
     history = asks_history(query)
-    flags = [is_reference(payload(h)) and not (history and heading_says_history(payload(h))) for h in hits]
+    flags = [is_reference(p) and not (history and heading_says_history(p)) for p in map(payload, hits)]
     return [h for h, f in zip(hits, flags) if not f] + [h for h, f in zip(hits, flags) if f]
