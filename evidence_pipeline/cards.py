@@ -43,6 +43,8 @@ class Line:
 
 _FORM = re.compile(r"\bFORM\s+(\d{1,2}-[A-Z]{1,2}|[A-Z]-\d{1,2})\b", re.I)
 _EXACT_NAME = re.compile(r"exact name of (?:the )?registrant", re.I)
+_JURISDICTION = re.compile(r"^\(?\s*state\s+or\s+other\s+jurisdiction", re.I)
+_JURISDICTION_REACH = 3
 _FILE_NUMBER = re.compile(r"commission\s+file\s+(?:number|no\.?)\s*:?\s*([0-9]+-[0-9]+)", re.I)
 _COVER_PERIOD = re.compile(
     r"for\s+the\s+(quarterly\s+period|fiscal\s+year|year|quarter(?:\s+and\s+(?:full\s+)?year)?|"
@@ -156,23 +158,38 @@ def build_card(doc: ParsedDoc) -> DocumentCard:
 
 
 def _registrant(first: list[Line]) -> str | None:
-    """The registrant's name on an SEC cover: the line above "(Exact name of registrant...)",
-    else the first name-like line after the Commission File Number."""
+    """The registrant's name on an SEC cover: the text before "(Exact name of registrant...)"
+    on its line or the line above it, else the first name-like line after the Commission File
+    Number. The state the registrant is incorporated in (the value above "(State or other
+    jurisdiction of incorporation...)") is never its name."""
     for i, line in enumerate(first):
-        if _EXACT_NAME.search(line.text):
-            for prev in reversed(first[:i]):
-                if _name_like(prev.text):
-                    return prev.text
+        label = _EXACT_NAME.search(line.text)
+        if label:
+            before = line.text[: label.start()].rstrip(" (")
+            if _name_like(before):
+                return before
+            for n in range(i - 1, -1, -1):
+                if _name_like(first[n].text) and not _jurisdiction(first, n):
+                    return first[n].text
     for i, line in enumerate(first):
         if _FILE_NUMBER.search(line.text):
-            for nxt in first[i + 1 : i + 6]:
-                if _name_like(nxt.text):
-                    return nxt.text
+            for n in range(i + 1, min(i + 6, len(first))):
+                if _name_like(first[n].text) and not _jurisdiction(first, n):
+                    return first[n].text
+    if any(_EXACT_NAME.search(line.text) or _FILE_NUMBER.search(line.text) for line in first):
+        return None  # the labelled fields hold no name (printed as a logo, say)
     for line in first:  # a cover without either label: the title-like line after the form
         if line.label in ("title", "section_header") and _name_like(line.text) and not _COVER_PERIOD.search(line.text):
             if re.search(r"[A-Z]{2,}|\b(inc|corp|company|plc|ltd|llc)\b", line.text, re.I):
                 return line.text
     return None
+
+
+def _jurisdiction(lines: list[Line], n: int) -> bool:
+    """Whether ``lines[n]`` is a cover's state of incorporation: a "(State or other
+    jurisdiction ...)" label follows it within ``_JURISDICTION_REACH`` lines (the cover's
+    fields sit in a grid, read row by row: the state, the tax number, then their labels)."""
+    return any(_JURISDICTION.search(ln.text) for ln in lines[n + 1 : n + 1 + _JURISDICTION_REACH])
 
 
 def _name_like(text: str) -> bool:

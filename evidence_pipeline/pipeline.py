@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # Bump when a change to parsing, units, children or point ids changes what gets indexed;
 # CHANGELOG.md says what each version changed.
-PIPELINE_VERSION = "23"
+PIPELINE_VERSION = "24"
 
 
 class PipelineOptions(BaseModel):

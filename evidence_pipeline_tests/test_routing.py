@@ -275,3 +275,34 @@ def test_real_covers_name_a_filer_by_its_initials_and_a_date_alone_routes_nowher
     assert routed_documents("Best Buy's net income for the fiscal year ended January 28, 2023", index, DEFAULT_ROUTING) == [
         "BESTBUY_2023_10K"
     ]
+
+
+def test_a_cover_names_its_registrant_never_its_state_and_a_common_word_names_no_filer(corpora, first_pages):
+    """Real covers: General Mills prints its name on the line of "(Exact name of registrant...)";
+    Coca-Cola's name is a logo, so its labelled fields hold only its state of incorporation,
+    which names no filer. Square, Inc. is named by "Square", never by "square feet"; and a title
+    made of the form's words alone ("Form 10-K for the fiscal year ended ...") is named by no
+    query that holds them."""
+    from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
+
+    names = {
+        "financebench-more": ("GENERALMILLS_2020_10K", "COCACOLA_2017_10K", "BLOCK_2016_10K", "3M_2022_10K"),
+        "financebench-dev": ("ULTABEAUTY_2023Q4_EARNINGS",),
+    }
+    paths = [corpora / folder / "pdfs" / f"{name}.pdf" for folder, files in names.items() for name in files]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("financebench corpora not present")
+    cards = {p.stem: build_card(first_pages(p)) for p in paths}
+    assert cards["GENERALMILLS_2020_10K"].organisation == "GENERAL MILLS, INC."
+    assert "Delaware" not in (cards["COCACOLA_2017_10K"].organisation or "")
+    index = RoutingIndex(list(cards.values()))
+
+    def routed(query):
+        return routed_documents(query, index, DEFAULT_ROUTING)
+
+    assert routed("General Mills's free cash flow in FY2020") == ["GENERALMILLS_2020_10K"]
+    assert routed("KCI Cayman Holdings — Delaware?") == []
+    assert routed("Total gross square feet at end of the quarter: what is the figure for 1st Quarter?") == []
+    assert routed("Square's 2016 10-K: what is Total net revenue?") == ["BLOCK_2016_10K"]
+    assert routed("square's total net revenue in 2016") == ["BLOCK_2016_10K"]  # typed all in lower case
+    assert routed("In Block's 2016 10-K, what is the Year Ended December 31, 2014 of Amortization of intangible assets?") == []

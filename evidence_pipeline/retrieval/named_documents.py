@@ -37,6 +37,10 @@ ADJACENT = 0.2
 """Period score of a span that ends or starts just beside the asked one (see ``_overlap_score``)."""
 TYPE_WEIGHT = 0.1
 """Added when the query names the document type ("10-Q", "protocol") of a document it points at."""
+RARE_TITLES_PART, RARE_TITLES_MIN, RARE_TITLES_MAX = 10, 2, 20
+"""A title word can name a document when at most a tenth of the titles hold it (at least 2, at
+most 20 titles): among the 10-Ks of a few dozen filers "form", "fiscal" and "k" are in a third of
+the titles, and a title made of them alone (a cover whose name is a logo) is named by none."""
 TITLE_CAP_WORDS = 3
 TITLE_MIN_NAMED = 0.6
 """A query names a title when it holds at least this share of the title's IDF mass, or of the
@@ -169,7 +173,7 @@ class RoutingIndex:
         self.idf = {w: math.log(1 + n / len(docs)) for w, docs in postings.items()}
         self.postings = dict(postings)
         self.title_mass = {d: sum(self.idf[w] for w in ws) for d, ws in self.title_words.items()}
-        self.rare_df = max(20, n // 20)
+        self.rare_df = max(RARE_TITLES_MIN, min(RARE_TITLES_MAX, n // RARE_TITLES_PART))
         self.title_cap = TITLE_CAP_WORDS * math.log(1 + n)
 
     def resolve(self, query: Query | str) -> list[tuple[str, float]]:
@@ -180,7 +184,7 @@ class RoutingIndex:
         for doc in self._by_id(query.identifiers):
             scores[doc] += ID_WEIGHT
         words = list(query.words)
-        orgs = self._by_organisation(query.printed_names, words)
+        orgs = self._by_organisation(query.printed_names, words, _capitalised(query.text))
         for doc in orgs:
             scores[doc] += ORG_WEIGHT
         titles = self._by_title(words)
@@ -209,12 +213,17 @@ class RoutingIndex:
             found |= self.ids.get(_norm_id(token), set())
         return found
 
-    def _by_organisation(self, printed_names: Sequence[str], words: list[str]) -> set[str]:
+    def _by_organisation(self, printed_names: Sequence[str], words: list[str], capitalised: frozenset[str] | None = None) -> set[str]:
+        """The documents an organisation name in the query names. A name of one word counts only
+        where the query prints it capitalised, as a name (``capitalised``; None: the query is
+        all lower case): "square feet" does not name Square, Inc."""
         found: set[str] = set()
         for token in printed_names:
             found |= self.tickers.get(token, set()) | self.tickers.get(token.rstrip("."), set())
         for n in range(1, min(self.max_name_len, len(words)) + 1):
             for i in range(len(words) - n + 1):
+                if n == 1 and capitalised is not None and words[i] not in capitalised:
+                    continue
                 found |= self.names.get(tuple(words[i : i + n]), set())
         return found
 
@@ -259,6 +268,14 @@ class RoutingIndex:
                 ):
                     out[doc] *= TWIN_PENALTY
         return out
+
+
+def _capitalised(text: str) -> frozenset[str] | None:
+    """The words (``name_words``) that ``text`` prints with a capital first letter; None when it
+    prints no capital at all (a query typed in lower case names nothing by case)."""
+    if not any(ch.isupper() for ch in text):
+        return None
+    return frozenset(w for token in text.split() if token[:1].isupper() for w in name_words(token))
 
 
 INITIALS_MIN_WORDS = 3
