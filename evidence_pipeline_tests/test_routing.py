@@ -158,6 +158,18 @@ def test_lookups_that_name_a_period_as_the_filing_prints_it(tenq_cards):
     and their period as the filing prints it ("three months ended", "as of", "Q2 fiscal 2023")."""
     figures = evaluate(tenq_cards, load_questions(ROOT / "data" / "questions" / "sec-10q-lookup.jsonl"))
     assert figures.coverage == 1.0 and figures.top1 >= 0.95
+    # what search does with them (the default routing's thresholds): their own filing, alone
+    assert figures.routed_own >= 0.95 and figures.routed_elsewhere == 0.0
+    assert figures.routed_own + figures.routed_among <= 1.0
+
+
+def test_routed_kinds_count_a_scaled_copy_as_its_original():
+    from evidence_pipeline.evaluation.routing_eval import _routed_kind
+
+    assert _routed_kind([], "a") == "none"
+    assert _routed_kind(["a", "a#3"], "a") == "own"
+    assert _routed_kind(["a", "b"], "a") == "among"
+    assert _routed_kind(["b#1"], "a") == "elsewhere"
 
 
 def test_the_next_quarter_of_the_same_issuer_is_not_routed_beside_the_named_one(tenq_cards):

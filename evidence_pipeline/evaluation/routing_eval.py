@@ -5,9 +5,12 @@
 
 Parses the first ``--pages`` pages of every PDF under ``--docs`` (or reads the ``ParsedDoc``
 JSON cached under ``--cache``), builds their cards, and resolves every question (JSON Lines with
-``question`` and ``doc_id``) against them. Prints top-1 accuracy (the question's document is
-the strongest), coverage (anything resolved), wrong-top (another document is the strongest)
-and the time per query; ``--scale N`` repeats the cards to N documents to time a large index.
+``question`` and ``doc_id``; ``--split dev|validation``: the questions of that half) against
+them. Prints top-1 accuracy (the question's document is the strongest), coverage (anything
+resolved), wrong-top (another document is the strongest), what search does with it under the
+default routing (``route.routed_documents``: routed to its own document alone, among others, or
+to others only: ``routed_own``, ``routed_among``, ``routed_elsewhere``) and the time per query;
+``--scale N`` repeats the cards to N documents to time a large index.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from evidence_pipeline.cards import CARD_PAGES, DocumentCard, build_card
+from evidence_pipeline.evaluation.splits import split_of
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.retrieval.named_documents import RoutingIndex
+from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, routed_documents
 
 
 class RoutingFigures(BaseModel):
@@ -30,6 +36,9 @@ class RoutingFigures(BaseModel):
     top1: float
     coverage: float
     wrong_top: float
+    routed_own: float
+    routed_among: float
+    routed_elsewhere: float
     ms_per_query: float
     cards: int
 
@@ -90,6 +99,7 @@ def scaled(cards: list[DocumentCard], n: int) -> list[DocumentCard]:
 def evaluate(cards: list[DocumentCard], questions: list[tuple[str, str]]) -> RoutingFigures:
     index = RoutingIndex(cards)
     hits = covered = wrong = 0
+    routed = Counter(_routed_kind(routed_documents(q, index, DEFAULT_ROUTING), doc_id) for q, doc_id in questions)
     if questions:
         index.resolve(questions[0][0])  # compiles the patterns once, outside the timing
     start = time.perf_counter()
@@ -108,9 +118,23 @@ def evaluate(cards: list[DocumentCard], questions: list[tuple[str, str]]) -> Rou
         top1=round(hits / n, 3),
         coverage=round(covered / n, 3),
         wrong_top=round(wrong / n, 3),
+        routed_own=round(routed["own"] / n, 3),
+        routed_among=round(routed["among"] / n, 3),
+        routed_elsewhere=round(routed["elsewhere"] / n, 3),
         ms_per_query=round(1000 * elapsed / n, 3),
         cards=len(cards),
     )
+
+
+def _routed_kind(routed: list[str], doc_id: str) -> str:
+    """ "own": routed to ``doc_id`` alone; "among": to it and others; "elsewhere": to others only;
+    "none": to no document (a copy made by ``scaled`` counts as its original)."""
+    originals = {d.split("#")[0] for d in routed}
+    if not originals:
+        return "none"
+    if doc_id not in originals:
+        return "elsewhere"
+    return "own" if originals == {doc_id} else "among"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, required=True, help="JSON Lines with question and doc_id")
     ap.add_argument("--cache", type=Path, help="folder for parsed documents (JSON)")
     ap.add_argument("--pages", type=int, default=CARD_PAGES, help="first pages parsed for a card")
+    ap.add_argument("--split", choices=("dev", "validation", "all"), default="all", help="the questions of one half (by document)")
     ap.add_argument("--cards", action="store_true", help="print the cards")
     ap.add_argument("--misses", action="store_true", help="print questions whose top document is not theirs")
     ap.add_argument("--scale", type=int, default=0, help="also time an index of this many cards")
@@ -128,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cards = load_cards(args.docs, args.cache, args.pages)
     questions = load_questions(args.questions)
+    if args.split != "all":
+        questions = [(q, d) for q, d in questions if split_of(d) == args.split]
     if args.cards:
         for card in cards:
             print(json.dumps(card.model_dump(exclude_defaults=True), ensure_ascii=False))
