@@ -268,20 +268,25 @@ def test_an_organisation_of_three_words_is_named_by_its_initials():
     assert index.resolve("AS revenue") == []
 
 
+def _financebench_cards(corpora, first_pages, more: tuple[str, ...]) -> dict:
+    """Cards of the named financebench-more filings and of financebench-dev's Ulta Beauty earnings
+    release (which ends its period on the day Best Buy's 10-K does), by file stem; the test skips
+    when the corpora are absent."""
+    paths = [corpora / "financebench-more" / "pdfs" / f"{name}.pdf" for name in more]
+    paths.append(corpora / "financebench-dev" / "pdfs" / "ULTABEAUTY_2023Q4_EARNINGS.pdf")
+    if not all(p.is_file() for p in paths):
+        pytest.skip("financebench corpora not present")
+    return {p.stem: build_card(first_pages(p)) for p in paths}
+
+
 def test_real_covers_name_a_filer_by_its_initials_and_a_date_alone_routes_nowhere(corpora, first_pages):
     """The covers of two fiscal-2015 10-Ks (Advanced Micro Devices, Adobe Systems) and of a
     10-K and an earnings release that end on January 28, 2023: "AMD" names the first filer,
     and the date its 10-K's title ends in names no document by that title."""
     from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
 
-    names = {
-        "financebench-more": ("AMD_2015_10K", "ADOBE_2015_10K", "BESTBUY_2023_10K"),
-        "financebench-dev": ("ULTABEAUTY_2023Q4_EARNINGS",),
-    }
-    paths = [corpora / folder / "pdfs" / f"{name}.pdf" for folder, files in names.items() for name in files]
-    if not all(p.is_file() for p in paths):
-        pytest.skip("financebench corpora not present")
-    index = RoutingIndex([build_card(first_pages(p)) for p in paths])
+    cards = _financebench_cards(corpora, first_pages, ("AMD_2015_10K", "ADOBE_2015_10K", "BESTBUY_2023_10K"))
+    index = RoutingIndex(list(cards.values()))
     assert routed_documents("In AMD's 2015 10-K, what is the Sep. 27 of Net revenue?", index, DEFAULT_ROUTING) == ["AMD_2015_10K"]
     assert routed_documents("Net income — 52 Weeks Ended January 28, 2023 (Unaudited)?", index, DEFAULT_ROUTING) == []
     assert routed_documents("Best Buy's net income for the fiscal year ended January 28, 2023", index, DEFAULT_ROUTING) == [
@@ -290,21 +295,14 @@ def test_real_covers_name_a_filer_by_its_initials_and_a_date_alone_routes_nowher
 
 
 def test_a_cover_names_its_registrant_never_its_state_and_a_common_word_names_no_filer(corpora, first_pages):
-    """Real covers (four FinanceBench filings): General Mills prints its name on the line of "(Exact name of registrant...)";
-    Coca-Cola's name is a logo, so its labelled fields hold only its state of incorporation,
-    which names no filer. Square, Inc. is named by "Square", never by "square feet"; and a title
-    made of the form's words alone ("Form 10-K for the fiscal year ended ...") is named by no
-    query that holds them."""
+    """Real covers (four FinanceBench filings): General Mills prints its name on the line of
+    "(Exact name of registrant...)"; Coca-Cola's name is a logo, so its labelled fields hold only
+    its state of incorporation, which names no filer. Square, Inc. is named by "Square", never by
+    "square feet"; and a title made of the form's words alone ("Form 10-K for the fiscal year
+    ended ...") is named by no query that holds them."""
     from evidence_pipeline.retrieval import DEFAULT_ROUTING, routed_documents
 
-    names = {
-        "financebench-more": ("GENERALMILLS_2020_10K", "COCACOLA_2017_10K", "BLOCK_2016_10K"),
-        "financebench-dev": ("ULTABEAUTY_2023Q4_EARNINGS",),
-    }
-    paths = [corpora / folder / "pdfs" / f"{name}.pdf" for folder, files in names.items() for name in files]
-    if not all(p.is_file() for p in paths):
-        pytest.skip("financebench corpora not present")
-    cards = {p.stem: build_card(first_pages(p)) for p in paths}
+    cards = _financebench_cards(corpora, first_pages, ("GENERALMILLS_2020_10K", "COCACOLA_2017_10K", "BLOCK_2016_10K"))
     assert cards["GENERALMILLS_2020_10K"].organisation == "GENERAL MILLS, INC."
     assert "Delaware" not in (cards["COCACOLA_2017_10K"].organisation or "")
     index = RoutingIndex(list(cards.values()))

@@ -8,7 +8,7 @@ JSON cached under ``--cache``), builds their cards, and resolves every question 
 ``question`` and ``doc_id``; ``--split dev|validation``: the questions of that half) against
 them. Prints top-1 accuracy (the question's document is the strongest), coverage (anything
 resolved), wrong-top (another document is the strongest), what search does with it under the
-default routing (``route.routed_documents``: routed to its own document alone, among others, or
+default routing (``route.routed_of``: routed to its own document alone, among others, or
 to others only: ``routed_own``, ``routed_among``, ``routed_elsewhere``) and the time per query;
 ``--scale N`` repeats the cards to N documents to time a large index.
 """
@@ -28,7 +28,7 @@ from evidence_pipeline.cards import CARD_PAGES, DocumentCard, build_card
 from evidence_pipeline.evaluation.splits import split_of
 from evidence_pipeline.records import ParsedDoc
 from evidence_pipeline.retrieval.named_documents import RoutingIndex
-from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, routed_documents
+from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, routed_of
 
 
 class RoutingFigures(BaseModel):
@@ -99,12 +99,12 @@ def scaled(cards: list[DocumentCard], n: int) -> list[DocumentCard]:
 def evaluate(cards: list[DocumentCard], questions: list[tuple[str, str]]) -> RoutingFigures:
     index = RoutingIndex(cards)
     hits = covered = wrong = 0
-    routed = Counter(_routed_kind(routed_documents(q, index, DEFAULT_ROUTING), doc_id) for q, doc_id in questions)
     if questions:
         index.resolve(questions[0][0])  # compiles the patterns once, outside the timing
     start = time.perf_counter()
     results = [index.resolve(q) for q, _ in questions]
     elapsed = time.perf_counter() - start
+    routed = Counter(_routed_kind(routed_of(resolved, DEFAULT_ROUTING), doc_id) for (_, doc_id), resolved in zip(questions, results))
     for (_, doc_id), resolved in zip(questions, results):
         if resolved:
             covered += 1

@@ -39,8 +39,8 @@ TYPE_WEIGHT = 0.1
 """Added when the query names the document type ("10-Q", "protocol") of a document it points at."""
 RARE_TITLES_PART, RARE_TITLES_MIN, RARE_TITLES_MAX = 10, 2, 20
 """A title word can name a document when at most a tenth of the titles hold it (at least 2, at
-most 20 titles): among the 10-Ks of a few dozen filers "form", "fiscal" and "k" are in a third of
-the titles, and a title made of them alone (a cover whose name is a logo) is named by none."""
+most 20 titles): the words every filing's title prints ("form", "fiscal", "k") name none, and
+neither does a title made of them alone (a cover whose name is a logo)."""
 TITLE_CAP_WORDS = 3
 TITLE_MIN_NAMED = 0.6
 """A query names a title when it holds at least this share of the title's IDF mass, or of the

@@ -74,7 +74,12 @@ def routing_index(store: Store) -> RoutingIndex:
 
 def routed_documents(query: Query | str, index: RoutingIndex, routing: Routing, doc_ids: Sequence[str] | None = None) -> list[str]:
     """The documents ``query`` is routed to, strongest first (within ``doc_ids`` when given); [] for none."""
-    resolved = [(d, s) for d, s in index.resolve(query) if doc_ids is None or d in doc_ids]
+    return routed_of([(d, s) for d, s in index.resolve(query) if doc_ids is None or d in doc_ids], routing)
+
+
+def routed_of(resolved: Sequence[tuple[str, float]], routing: Routing) -> list[str]:
+    """The documents of ``resolved`` (``RoutingIndex.resolve``'s answer, strongest first) that
+    ``routing`` routes to: at least ``min_strength`` and ``ratio`` of the strongest; [] for none."""
     if not resolved or resolved[0][1] < routing.min_strength:
         return []
     top = resolved[0][1]
