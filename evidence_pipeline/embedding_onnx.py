@@ -324,6 +324,12 @@ class OnnxEncoder:
                     self._memo.popitem(last=False)
         return out
 
+    def forget(self) -> None:
+        """Empty the memo: the next ``encode`` with ``remember`` embeds every text again."""
+        if self._memo is not None:
+            with self._lock:
+                self._memo.clear()
+
     def _remembered(self, texts: list[str], out: np.ndarray) -> list[int]:
         """Fill ``out`` with the vectors the memo holds; the positions still to embed (each
         distinct text once is the caller's business: ``Embedder.embed``)."""

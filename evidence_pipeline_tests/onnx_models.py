@@ -10,27 +10,31 @@ import pytest
 
 from evidence_pipeline.embedding import resolve_model
 from evidence_pipeline.embedding_onnx import ONNX_VARIANTS, ensure_exported
+from evidence_pipeline_tests.run_shared import made_once
 
 VARIANTS = ONNX_VARIANTS
 
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory) -> Path:
-    """Every variant exported once per session, into a cache of this session's own, with the
-    Hugging Face hub switched off: the export reads the packaged folder and nothing else."""
-    cache = tmp_path_factory.mktemp("models")
+    """Every variant exported once per test run (``run_shared.made_once``), into a cache of the
+    run's own, with the Hugging Face hub switched off: the export reads the packaged folder and
+    nothing else."""
     offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    saved = {k: os.environ.get(k) for k in offline}
-    os.environ.update(offline)
-    try:
-        for variant in VARIANTS:
-            ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with made_once(tmp_path_factory, "onnx-models") as (cache, made):
+        if made:
+            return cache
+        saved = {k: os.environ.get(k) for k in offline}
+        os.environ.update(offline)
+        try:
+            for variant in VARIANTS:
+                ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     return cache
 
 

@@ -1,5 +1,6 @@
 """Document cards of real documents: 10-Q covers, an earnings release, clinical protocols, SOPs."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -7,23 +8,31 @@ import pytest
 from pydantic import ValidationError
 
 from evidence_pipeline.cards import CARD_PAGES, DocumentCard, build_card, find_dates, parse_date, short_names
+from evidence_pipeline.records import ParsedDoc
+from evidence_pipeline_tests.run_shared import made_once
 
-_PARSED: dict[Path, object] = {}
+_PARSED: dict[Path, ParsedDoc] = {}
 _PARSER: list = []
 
 
 @pytest.fixture(scope="session")
-def first_pages():
-    """Parse the first ``CARD_PAGES`` pages of a file once per session (all a card reads);
-    the cache is shared with test_routing, which imports this fixture."""
+def first_pages(tmp_path_factory):
+    """Parse the first ``CARD_PAGES`` pages of a file once per test run, whichever worker asks
+    first (``run_shared.made_once``): all a card reads. Shared with test_routing, which imports
+    this fixture."""
 
     def parse(path: Path):
-        if not _PARSER:
-            from evidence_pipeline.parser import DoclingParser
-
-            _PARSER.append(DoclingParser())
         if path not in _PARSED:
-            _PARSED[path] = _PARSER[0].parse(path, pages=(1, CARD_PAGES))
+            name = "first-pages-" + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+            with made_once(tmp_path_factory, name) as (folder, made):
+                if not made:
+                    if not _PARSER:
+                        from evidence_pipeline.parser import DoclingParser
+
+                        _PARSER.append(DoclingParser())
+                    doc = _PARSER[0].parse(path, pages=(1, CARD_PAGES))
+                    (folder / "doc.json").write_text(doc.model_dump_json())
+                _PARSED[path] = ParsedDoc.model_validate_json((folder / "doc.json").read_text())
         return _PARSED[path]
 
     return parse

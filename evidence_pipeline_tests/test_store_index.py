@@ -45,12 +45,15 @@ def test_index_is_built_past_the_threshold_and_search_still_finds_each_point(tmp
 
 
 def test_below_the_threshold_or_with_it_off_nothing_is_built(tmp_path):
-    for threshold in (0, N + 1):
-        settings = StoreSettings(path=str(tmp_path / f"s{threshold}"), index_threshold=threshold)
-        with open_store(settings) as store:
-            _fill(store)
-            assert store.index_if_due() is False
-            assert store.unindexed() == N
+    path = str(tmp_path / "s")
+    with open_store(StoreSettings(path=path, index_threshold=N + 1)) as store:
+        _fill(store)
+        assert store.index_if_due() is False
+        assert store.unindexed() == N
+    # the same points reopened with the build switched off
+    with open_store(StoreSettings(path=path, index_threshold=0)) as store:
+        assert store.index_if_due() is False
+        assert store.unindexed() == N
 
 
 def test_index_settings_from_the_environment(monkeypatch):

@@ -18,6 +18,9 @@ from evidence_pipeline.benchmark.report import build_report, write_outputs
 from evidence_pipeline.benchmark.synthetic import TextSampler
 from evidence_pipeline.benchmark.timing import load_1min, timed
 
+QUICK_STORE = 1_000
+"""Children of the synthetic stores in a quick run (both backends, and search() on Edge's)."""
+
 
 class Plan:
     """Sizes of one run. --quick: a CI smoke test in well under a minute."""
@@ -32,8 +35,8 @@ class Plan:
         self.backend_children = 32 if quick else None
         # (children, queries) per backend; qdrant-client local mode is brute force in Python,
         # too slow to upsert and query the largest size, so it stops at the smaller one.
-        self.edge = [(2_000, 20)] if quick else [(10_000, 100), (100_000, 100)]
-        self.local = [(2_000, 5)] if quick else [(10_000, 20)]
+        self.edge = [(QUICK_STORE, 20)] if quick else [(10_000, 100), (100_000, 100)]
+        self.local = [(QUICK_STORE, 3)] if quick else [(10_000, 20)]
         self.local_skipped = [] if quick else [100_000]
         self.probe_docs = 2 if quick else None  # None: the whole generated corpus
         self.shared_parse_budget_s = 240.0
@@ -44,7 +47,7 @@ class Plan:
         # evidence_pipeline.search() kept open vs per call: on the service's store and on the
         # synthetic Edge stores of these sizes; then /search while another process ingests.
         self.search_api_queries = 20 if quick else 100
-        self.search_api_sizes = {2_000} if quick else {100_000}
+        self.search_api_sizes = {QUICK_STORE} if quick else {100_000}
 
 
 def _probe(mode: str, store_dir: Path, files: list[Path]) -> dict:
