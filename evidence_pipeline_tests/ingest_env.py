@@ -20,10 +20,9 @@ from evidence_pipeline_tests.run_shared import made_once
 @pytest.fixture(scope="session")
 def sop_reference(sample_corpus: Path, tmp_path_factory) -> dict:
     with made_once(tmp_path_factory, "sop-reference") as (root, made):
-        record = root / "reference.json"
+        record, store = root / "reference.json", StoreSettings(path=str(root / "store"))
         if not made:
             paths = sorted(sample_corpus.glob("*.pdf"))
-            store = StoreSettings(path=str(root / "store"))
             run = run_ingest(Path(store.path), paths, timeout_s=600)
             assert run.failures == [] and run.documents == len(paths), run.failures
             with open_store(store) as s:
@@ -33,7 +32,7 @@ def sop_reference(sample_corpus: Path, tmp_path_factory) -> dict:
         made_by = json.loads(record.read_text())
     return {
         "paths": [Path(p) for p in made_by["paths"]],
-        "store": StoreSettings(path=str(root / "store")),
+        "store": store,
         "fingerprint": made_by["fingerprint"],
         "points_by_doc": made_by["points_by_doc"],
     }

@@ -1,9 +1,8 @@
-"""The ONNX variants of the packaged model exported once per test session, and the texts ingest
+"""The ONNX variants of the packaged model exported once per test run, and the texts ingest
 embeds for one generated SOP: shared by the embedding tests (registered in conftest)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -20,21 +19,12 @@ def onnx_cache(tmp_path_factory) -> Path:
     """Every variant exported once per test run (``run_shared.made_once``), into a cache of the
     run's own, with the Hugging Face hub switched off: the export reads the packaged folder and
     nothing else."""
-    offline = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    with made_once(tmp_path_factory, "onnx-models") as (cache, made):
-        if made:
-            return cache
-        saved = {k: os.environ.get(k) for k in offline}
-        os.environ.update(offline)
-        try:
+    with made_once(tmp_path_factory, "onnx-models") as (cache, made), pytest.MonkeyPatch.context() as mp:
+        if not made:
+            mp.setenv("HF_HUB_OFFLINE", "1")
+            mp.setenv("TRANSFORMERS_OFFLINE", "1")
             for variant in VARIANTS:
                 ensure_exported(resolve_model(None), variant, cache, log=lambda _: None)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     return cache
 
 

@@ -52,7 +52,8 @@ def embed(units_per_doc: Sequence[list[EvidenceUnit]], embedder: Embedder, count
     ``ingest_files`` does, with the default backend and child vectors) against one raw fp32
     ``SentenceTransformer.encode`` of the texts the children stand for (``embed_text``: prefix
     and text), same batch size. The two alternate; the best round of each counts (least disturbed by
-    other load)."""
+    other load). Each of our rounds embeds every text, as a first ingest does: the backend's memo
+    (``OnnxEncoder.forget``) is emptied before it."""
     texts = [c.embed_text for units in units_per_doc for c in pipeline.children_of(units, counter)]
     batch = embedder.settings.batch_size
     # The baseline is fp32 sentence-transformers whatever backend ``embedder`` runs.
@@ -62,9 +63,9 @@ def embed(units_per_doc: Sequence[list[EvidenceUnit]], embedder: Embedder, count
     model.encode(texts[:batch], batch_size=batch, show_progress_bar=False)  # warm-up
 
     def ours() -> None:
-        forget = getattr(embedder.model, "forget", None)
+        forget = getattr(embedder.model, "forget", None)  # the torch fallback keeps no memo
         if forget is not None:
-            forget()  # every round embeds every text: the memo would answer the second from memory
+            forget()
         pipeline.embed_documents([pipeline.children_of(units, counter) for units in units_per_doc], embedder)
 
     def raw() -> None:
