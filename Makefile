@@ -59,8 +59,11 @@ test: install
 	$(PYTEST)
 
 # The edit-test loop: everything but the tests marked slow (subprocesses, whole ingests, benches).
+# Parses of the shared corpora are kept in a memo keyed by the parser's code and the installed
+# packages (evidence_pipeline_tests/parse_memo.py): they run again after any change to the parser.
+PARSE_MEMO ?= $(CURDIR)/data/cache/tests/parsed
 test-fast: install
-	$(PYTEST) -m 'not slow'
+	EVIDENCE_TEST_PARSE_MEMO=$(PARSE_MEMO) $(PYTEST) -m 'not slow'
 
 # As a fresh clone on a new machine runs it: no ../shared beside it (those tests skip and say
 # why) and an empty model cache (the first test prepares the model as a first user's run does).

@@ -27,6 +27,14 @@ SHARED = Path(os.environ.get("EVIDENCE_TEST_SHARED") or Path(__file__).resolve()
 CORPORA = SHARED / "corpora"
 
 
+def pytest_configure(config):
+    # `make test-fast`: parses of the shared corpora answered from a memo kept by code fingerprint
+    if os.environ.get("EVIDENCE_TEST_PARSE_MEMO"):
+        from evidence_pipeline_tests.parse_memo import install
+
+        install(Path(os.environ["EVIDENCE_TEST_PARSE_MEMO"]), CORPORA)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def prepared_model() -> Path:
     """The default embedding model, prepared in ``EVIDENCE_MODEL_CACHE`` before any test runs.
