@@ -140,7 +140,11 @@ SLOW_FIXTURES = {"batched_env"}
 
 
 def pytest_collection_modifyitems(items):
+    from evidence_pipeline_tests.parse_memo import AFRESH_FILES
+
     for item in items:
+        if item.get_closest_marker("parses_afresh"):
+            AFRESH_FILES.add(item.nodeid.split("::", 1)[0])
         slow_fixture = SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS or slow_fixture:
             item.add_marker(pytest.mark.slow)

@@ -12,6 +12,8 @@ by the same code:
   parse again after every change to the parser.
 - only the shared corpora's files are kept: they never change, and no test alters their parse
   by patching the parser. Generated and hostile files are parsed every time, as are failures.
+- a test file marked ``pytest.mark.parses_afresh`` (one that parses a file twice to compare the
+  two, or counts the parser's work) always parses.
 
 ``make test`` leaves the memo off: the full suite, and CI, parse everything afresh.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "evidence_pipeline"
@@ -85,6 +88,17 @@ def code_fingerprint(package: Path = PACKAGE) -> str:
     return digest.hexdigest()[:24]
 
 
+# Test files whose tests parse afresh (``pytest.mark.parses_afresh``, gathered by conftest at
+# collection): those that compare a parse with another parse of the same file, or count the work.
+AFRESH_FILES: set[str] = set()
+
+
+def afresh() -> bool:
+    """Whether the test running now (its set-up included) is in a file marked ``parses_afresh``."""
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    return current.split("::", 1)[0] in AFRESH_FILES
+
+
 def install(folder: Path, corpora: Path) -> None:
     """Answer ``DoclingParser.parse`` of files under ``corpora`` from ``folder`` (see the module)."""
     from evidence_pipeline.parser.docling_parser import DoclingParser
@@ -93,10 +107,13 @@ def install(folder: Path, corpora: Path) -> None:
     original = DoclingParser.parse
     memo = folder / code_fingerprint()
     corpora = corpora.resolve()
+    for stale in folder.glob("*"):  # memos of other code: never read again
+        if stale.is_dir() and stale != memo:
+            shutil.rmtree(stale, ignore_errors=True)
 
     def parse(self, path, doc_id=None, pages=None):
         source = Path(path).resolve()
-        if not source.is_relative_to(corpora) or not source.is_file():
+        if not source.is_relative_to(corpora) or not source.is_file() or afresh():
             return original(self, path, doc_id, pages)
         key = hashlib.sha256(source.read_bytes())
         key.update(repr((str(path), doc_id, pages, self.name, self.settings.model_dump_json())).encode())

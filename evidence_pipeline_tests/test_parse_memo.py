@@ -1,11 +1,13 @@
 """The test-fast loop's parse memo: it answers only the same parse by the same parser code."""
 
+import os
 import shutil
 from pathlib import Path
 
 from evidence_pipeline.parser import DoclingParser
 from evidence_pipeline.settings import ParserSettings
 from evidence_pipeline.work import WORK
+from evidence_pipeline_tests import parse_memo
 from evidence_pipeline_tests.parse_memo import PACKAGE, code_fingerprint, install, parser_closure
 
 
@@ -50,7 +52,9 @@ def test_the_memo_answers_the_same_parse_of_a_corpus_file_and_nothing_else(tmp_p
     corpora.mkdir()
     kept = shutil.copy(sample_corpus / "SOP-8812.pdf", corpora / "SOP-8812.pdf")
     elsewhere = shutil.copy(sample_corpus / "SOP-8812.pdf", tmp_path / "SOP-8812.pdf")
+    (tmp_path / "memo" / "of-other-code").mkdir(parents=True)
     install(tmp_path / "memo", corpora)
+    assert not (tmp_path / "memo" / "of-other-code").exists()
     parser = DoclingParser()
 
     def parsed(path, **kwargs):
@@ -70,3 +74,8 @@ def test_the_memo_answers_the_same_parse_of_a_corpus_file_and_nothing_else(tmp_p
     parser = DoclingParser(ParserSettings(ocr="off"))
     assert parsed(kept)[1] == 1
     assert len(list((tmp_path / "memo").glob("*/*.json"))) == 4
+
+    # a test file marked parses_afresh parses what the memo holds
+    here = os.environ["PYTEST_CURRENT_TEST"].split("::", 1)[0]
+    monkeypatch.setattr(parse_memo, "AFRESH_FILES", {here})
+    assert parsed(kept)[1] == 1

@@ -14,6 +14,8 @@ import pytest
 from evidence_pipeline.parser import DoclingParser, PdfThreads
 from evidence_pipeline.units import build_units
 
+pytestmark = pytest.mark.parses_afresh  # compares parses or counts the parser's work (parse_memo)
+
 
 @contextmanager
 def busy_loops(n: int):

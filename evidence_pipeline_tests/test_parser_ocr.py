@@ -18,6 +18,8 @@ from evidence_pipeline.parser.ocr import has_text_layer
 from evidence_pipeline.settings import ParserSettings
 from evidence_pipeline.units import build_units
 
+pytestmark = pytest.mark.parses_afresh  # compares parses or counts the parser's work (parse_memo)
+
 SCANNED = Path("clinical-protocols") / "pdfs" / "NCT06155240_Prot_SAP_000.pdf"
 
 # What a person reads on the page (looked at in the page rendered upright): the version line,

@@ -8,8 +8,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from evidence_pipeline.parser.worker import ReadAhead, WorkerParser, _ahead_key
 from evidence_pipeline.settings import ParserSettings
+
+pytestmark = pytest.mark.parses_afresh  # compares parses or counts the parser's work (parse_memo)
 
 
 def test_read_ahead_follows_the_plan_in_order(tmp_path):

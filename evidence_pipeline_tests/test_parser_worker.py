@@ -20,6 +20,8 @@ from evidence_pipeline.parser.worker import WorkerParser
 from evidence_pipeline.settings import ParserSettings
 from evidence_pipeline_tests.hostile_docs import one_line_cell_pdf
 
+pytestmark = pytest.mark.parses_afresh  # compares parses or counts the parser's work (parse_memo)
+
 PROTOCOL = ("clinical-protocols", "NCT06152900_Prot_SAP_000.pdf")  # 35 pages: about 2.5 s to parse, RSS +400 MB
 LONG_10K = ("financebench-dev", "3M_2018_10K.pdf")  # 160 pages
 

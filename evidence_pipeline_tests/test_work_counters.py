@@ -23,6 +23,8 @@ from evidence_pipeline.benchmark.timing import page_count
 from evidence_pipeline.embedding import token_counter
 from evidence_pipeline.work import NAMES, WORK
 
+pytestmark = pytest.mark.parses_afresh  # compares parses or counts the parser's work (parse_memo)
+
 REPO = Path(__file__).resolve().parents[1]
 
 _INGEST_TWICE = """
