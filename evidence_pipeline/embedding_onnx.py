@@ -376,7 +376,34 @@ class OnnxEncoder:
                 self._pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed")
             return self._pool
 
-    def _encode_batch(self, encodings: list, session=None) -> np.ndarray:
+    def encode_query_soon(self, text: str) -> Callable[[], np.ndarray]:
+        """Start embedding one query on a pool thread, on one core (``session``), and return a
+        function that waits for its unit vector (the vector ``encode([text])`` gives). Returns
+        once the run has begun: ONNX Runtime lets go of the GIL while it runs, so the caller's
+        own work (a BM25 search) runs beside it on the other core."""
+        encodings = self.tokenizer.encode_batch([text])
+        feeds, mask = self._feeds(encodings)
+        session = self.session
+        started = threading.Event()
+
+        def run() -> np.ndarray:
+            started.set()
+            return session.run(None, feeds)[0]
+
+        future = self._executor().submit(run)
+        started.wait()  # the pool thread holds the GIL until its run begins: hand it over now
+        WORK.count("embed.texts")
+        vector: list[np.ndarray] = []
+
+        def wait() -> np.ndarray:
+            if not vector:
+                vector.append(self._vectors(future.result(), mask)[0])
+            return vector[0]
+
+        return wait
+
+    def _feeds(self, encodings: list) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The model's inputs for ``encodings`` (padded to the longest), and the attention mask."""
         width = max(len(e.ids) for e in encodings)
         ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -389,12 +416,18 @@ class OnnxEncoder:
         WORK.count("embed.word_pieces", pieces)
         WORK.count("embed.padding", width * len(encodings) - pieces)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        session = session or self.session
         if self._inputs is None:
-            self._inputs = {i.name for i in session.get_inputs()}
+            self._inputs = {i.name for i in self.session.get_inputs()}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = types
-        tokens = session.run(None, feeds)[0]
+        return feeds, mask
+
+    def _encode_batch(self, encodings: list, session=None) -> np.ndarray:
+        feeds, mask = self._feeds(encodings)
+        return self._vectors((session or self.session).run(None, feeds)[0], mask)
+
+    def _vectors(self, tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Unit vectors (when the model normalises) pooled from the model's token outputs."""
         vectors = pool(tokens, mask, self.layout.pooling)
         if self.layout.normalize:
             vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -220,3 +220,50 @@ def test_budget_note_when_the_first_parent_alone_is_larger(small_store):
     assert size > 50
     assert budget_note([hit], 50, count) == f"the first result alone is {size} tokens, over the budget of 50"
     assert budget_note([hit], size, count) is None
+
+
+def test_the_bm25_lists_are_fetched_while_the_query_is_still_embedding(small_store):
+    """``search_store`` asks for a dense vector given as a function (``DenseQuery``: a query
+    ``search`` is still embedding on another core) only after the BM25 lists, and once: the
+    lexical tables' list and the hybrid ranking's BM25 list come first. The hits are those of
+    the vector given outright."""
+    from evidence_pipeline.embedding import Embedder
+    from evidence_pipeline.retrieval import search_store
+    from evidence_pipeline.store import open_store
+    from evidence_pipeline.work import WORK
+
+    embedder = Embedder()
+    query = "What is the maximum flow rate of Aqueous Phase 1?"
+    vector = embedder.embed_query(query).tolist()
+    asked: list[int] = []
+    with open_store(small_store) as store:
+        given = search_store(store, embedder, query, 5, dense=vector)
+        with WORK.delta() as work:
+
+            def later() -> list[float]:
+                asked.append(WORK.snapshot().get("store.queries", 0) - before)
+                return vector
+
+            before = WORK.snapshot().get("store.queries", 0)
+            soon = search_store(store, embedder, query, 5, dense=later)
+    assert soon == given and len(soon) == 5
+    # lexical tables (1 list) and the hybrid ranking's BM25 list (1) before the dense one
+    assert asked == [2]
+    assert work["store.queries"] == 3
+
+
+def test_search_embeds_the_query_on_another_thread_and_ranks_as_before(small_store):
+    """The public ``search`` starts the query's embedding (``Embedder.embed_query_soon``) before
+    it opens the store: same hits as a search given the vector outright, one embedding run."""
+    from evidence_pipeline.embedding import Embedder
+    from evidence_pipeline.retrieval import search, search_store
+    from evidence_pipeline.store import reading_store
+    from evidence_pipeline.work import WORK
+
+    query = "pump flow rate limits"
+    with WORK.delta() as work:
+        hits = search(query, 5, store_settings=small_store)
+    assert work["embed.texts"] == 1
+    embedder = Embedder()
+    with reading_store(small_store) as store:
+        assert hits == search_store(store, embedder, query, 5, dense=embedder.embed_query(query).tolist())
