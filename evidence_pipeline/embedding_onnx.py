@@ -239,6 +239,7 @@ class OnnxEncoder:
         self._memo: OrderedDict[str, np.ndarray] | None = OrderedDict() if variant == "onnx-int8-token" else None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self._query_pool: ThreadPoolExecutor | None = None  # queries' runs: never queued behind a document's batches
 
     def _new_session(self, threads: int):
         import onnxruntime as ort
@@ -376,11 +377,18 @@ class OnnxEncoder:
                 self._pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed")
             return self._pool
 
+    def _query_executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._query_pool is None:
+                self._query_pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed-query")
+            return self._query_pool
+
     def encode_query_soon(self, text: str) -> Callable[[], np.ndarray]:
-        """Start embedding one query on a pool thread, on one core (``session``), and return a
-        function that waits for its unit vector (the vector ``encode([text])`` gives). Returns
-        once the run has begun: ONNX Runtime lets go of the GIL while it runs, so the caller's
-        own work (a BM25 search) runs beside it on the other core."""
+        """Start embedding one query on a thread of the queries' pool (never queued behind a
+        document's batches), on one core (``session``), and return a function that waits for
+        its unit vector (the vector ``encode([text])`` gives). Returns once the run has begun:
+        ONNX Runtime lets go of the GIL while it runs, so the caller's own work (a BM25 search)
+        runs beside it on the other core."""
         encodings = self.tokenizer.encode_batch([text])
         feeds, mask = self._feeds(encodings)
         session = self.session
@@ -390,7 +398,7 @@ class OnnxEncoder:
             started.set()
             return session.run(None, feeds)[0]
 
-        future = self._executor().submit(run)
+        future = self._query_executor().submit(run)
         started.wait()  # the pool thread holds the GIL until its run begins: hand it over now
         WORK.count("embed.texts")
         vector: list[np.ndarray] = []
