@@ -235,7 +235,7 @@ class OnnxEncoder:
         self._pad_id = 0 if pad_id is None else pad_id
         self._session = None  # documents' batches: one thread per run, runs side by side
         self._inputs: set[str] | None = None  # the graph's input names, read off the first session
-        self._query_session = None  # one query: every free core on its one run
+        self._query_session = None  # one query embedded outright: every free core on its one run
         self._memo: OrderedDict[str, np.ndarray] | None = OrderedDict() if variant == "onnx-int8-token" else None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -270,9 +270,10 @@ class OnnxEncoder:
         self._session = value
 
     def _query_session_for(self, threads: int):
-        """The session a lone query runs on, on ``threads`` threads (created on first use; a
-        process that only searches has this one alone). Its vectors are the batch session's:
-        each output is summed in the same order whatever the threads."""
+        """The session a lone query embedded outright (``encode([query])``) runs on, on
+        ``threads`` threads, created on first use (``search`` embeds its query beside the store's
+        work instead, on the one-core session: ``encode_query_soon``). Its vectors are the batch
+        session's: each output is summed in the same order whatever the threads."""
         with self._lock:
             if self._query_session is None:
                 self._query_session = self._new_session(threads)
