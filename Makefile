@@ -181,7 +181,8 @@ ablate: install
 bench: install
 	$(BIN)/evidence-pipeline bench --out data/reports/bench --pdfs $(SHARED)/clinical-protocols/pdfs --ingest $(SHARED)/sec-10q-dev/pdfs
 
-# docs/measurements.md from the latest reports the targets above wrote under data/reports/ (never edited by hand).
+# docs/measurements.md from the latest reports the targets above wrote under data/reports/ (never edited by hand);
+# the page's sections with no report here stay as they were (`evidence-pipeline report --fresh` drops them).
 report: install
 	$(BIN)/evidence-pipeline report --reports data/reports --out docs/measurements.md
 

@@ -368,7 +368,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from evidence_pipeline.evaluation.measurements import NoReports, write_measurements
 
     try:
-        out, found = write_measurements(Path(args.reports), Path(args.out))
+        out, found = write_measurements(Path(args.reports), Path(args.out), fresh=args.fresh)
     except NoReports as exc:
         return _error(str(exc), 2)
     print(f"wrote {out} from {len(found)} report file{'s' if len(found) != 1 else ''} in {args.reports}")
@@ -540,6 +540,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("report", help="write docs/measurements.md from the latest eval and bench reports (make report)")
     p.add_argument("--reports", default="data/reports", help="folder whose */report.json and */bench.json are read")
     p.add_argument("--out", default="docs/measurements.md", help="the page to write")
+    p.add_argument(
+        "--fresh", action="store_true", help="render the reports found alone (by default the page's sections with no report there stay)"
+    )
     p.set_defaults(func=cmd_report)
 
     args = parser.parse_args(argv)

@@ -107,3 +107,42 @@ def test_an_eval_report_records_its_commit_and_time(tmp_path):
     assert rec["pipeline_version"] and set(rec) == set(recorded())
     page = render(find_reports(tmp_path), tmp_path)
     assert "### eval-x\n" in page and f"pipeline version {rec['pipeline_version']}" in page
+
+
+def test_sections_with_no_report_here_stay_as_the_page_had_them(tmp_path, capsys):
+    """Reports are not versioned: a checkout that measured one set renews that set's section and
+    its overview row; every other section of the page stays word for word, in its place, with the
+    commit it was recorded at. ``--fresh`` renders the reports found alone."""
+    reports, out = _reports(tmp_path / "reports"), tmp_path / "measurements.md"
+    assert main(["report", "--reports", str(reports), "--out", str(out)]) == 0
+    before = out.read_text(encoding="utf-8")
+    # another checkout: only eval-sop measured again, with other figures
+    later = tmp_path / "later"
+    _write(later, "eval-sop", "report.json", {
+        "systems": {"full": _system(0.5, 0.75, 1.0, 0.6, 0.8, 200.0, 53)},
+        "meta": {"n_docs": 6, "n_questions": 53, "recorded": {"commit": "f" * 40, "dirty": False, "utc": "2026-12-07T12:00:00Z"}},
+    })  # fmt: skip
+    assert main(["report", "--reports", str(later), "--out", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "| eval-sop | `make eval` | 53 | 0.500 | 0.750 | commit `ffffffffff`, 2026-12-07 12:00:00 UTC |" in page
+    assert "| **full** | 53 | 0.500 | 0.750 | 1.000 | 0.600 | 0.800 | 200 | - |" in page
+    assert "0.943" not in page  # eval-sop's old figures are gone, overview and section
+    assert "The 2 sections with no report there stay as the page before had them" in page
+
+    def section(text: str, heading: str) -> str:
+        start = text.index(heading)
+        end = text.find("\n#", start + 1)
+        return text[start : end if end >= 0 else len(text)]
+
+    for heading in ("### eval-sec — `make eval-sec`", "## Speed: bench — `make bench`"):
+        assert section(page, heading) == section(before, heading)
+    overview = [line for line in before.splitlines() if line.startswith("| eval-sec |")]
+    assert overview and overview[0] in page
+    assert page.index("### eval-sop") < page.index("### eval-sec") < page.index("## Speed: bench")
+    # the same page again from the same reports
+    assert main(["report", "--reports", str(later), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == page
+    assert main(["report", "--reports", str(later), "--out", str(out), "--fresh"]) == 0
+    fresh = out.read_text(encoding="utf-8")
+    assert "### eval-sec" not in fresh and "## Speed" not in fresh and "stay as the page before" not in fresh
+    capsys.readouterr()
