@@ -301,18 +301,6 @@ class Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
-    def embed_query_soon(self, text: str) -> Callable[[], list[float]]:
-        """A function that gives ``embed_query(text)`` as a list. With an ONNX backend the
-        embedding runs on another thread, on one core, from now until the function is called:
-        work done in between (a BM25 search) runs beside it. With torch it is embedded before
-        this returns."""
-        backend, model = self._loaded()
-        if backend == "torch":
-            vector = self.embed_query(text).tolist()
-            return lambda: vector
-        wait = model.encode_query_soon(text)
-        return lambda: wait().tolist()
-
     def embed_children(self, children: Sequence[ChildUnit]) -> np.ndarray:
         """Unit vectors of ``children``, in order: each stands for its ``embed_text``
         (location prefix, newline, text).

@@ -235,11 +235,10 @@ class OnnxEncoder:
         self._pad_id = 0 if pad_id is None else pad_id
         self._session = None  # documents' batches: one thread per run, runs side by side
         self._inputs: set[str] | None = None  # the graph's input names, read off the first session
-        self._query_session = None  # one query embedded outright: every free core on its one run
+        self._query_session = None  # one query: every free core on its one run
         self._memo: OrderedDict[str, np.ndarray] | None = OrderedDict() if variant == "onnx-int8-token" else None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
-        self._query_pool: ThreadPoolExecutor | None = None  # queries' runs: never queued behind a document's batches
 
     def _new_session(self, threads: int):
         import onnxruntime as ort
@@ -270,10 +269,9 @@ class OnnxEncoder:
         self._session = value
 
     def _query_session_for(self, threads: int):
-        """The session a lone query embedded outright (``encode([query])``) runs on, on
-        ``threads`` threads, created on first use (``search`` embeds its query beside the store's
-        work instead, on the one-core session: ``encode_query_soon``). Its vectors are the batch
-        session's: each output is summed in the same order whatever the threads."""
+        """The session a lone query runs on, on ``threads`` threads (created on first use; a
+        process that only searches has this one alone). Its vectors are the batch session's:
+        each output is summed in the same order whatever the threads."""
         with self._lock:
             if self._query_session is None:
                 self._query_session = self._new_session(threads)
@@ -378,41 +376,7 @@ class OnnxEncoder:
                 self._pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed")
             return self._pool
 
-    def _query_executor(self) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._query_pool is None:
-                self._query_pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="embed-query")
-            return self._query_pool
-
-    def encode_query_soon(self, text: str) -> Callable[[], np.ndarray]:
-        """Start embedding one query on a thread of the queries' pool (never queued behind a
-        document's batches), on one core (``session``), and return a function that waits for
-        its unit vector (the vector ``encode([text])`` gives). Returns once the run has begun:
-        ONNX Runtime lets go of the GIL while it runs, so the caller's own work (a BM25 search)
-        runs beside it on the other core."""
-        encodings = self.tokenizer.encode_batch([text])
-        feeds, mask = self._feeds(encodings)
-        session = self.session
-        started = threading.Event()
-
-        def run() -> np.ndarray:
-            started.set()
-            return session.run(None, feeds)[0]
-
-        future = self._query_executor().submit(run)
-        started.wait()  # the pool thread holds the GIL until its run begins: hand it over now
-        WORK.count("embed.texts")
-        vector: list[np.ndarray] = []
-
-        def wait() -> np.ndarray:
-            if not vector:
-                vector.append(self._vectors(future.result(), mask)[0])
-            return vector[0]
-
-        return wait
-
-    def _feeds(self, encodings: list) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """The model's inputs for ``encodings`` (padded to the longest), and the attention mask."""
+    def _encode_batch(self, encodings: list, session=None) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
         ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -425,18 +389,12 @@ class OnnxEncoder:
         WORK.count("embed.word_pieces", pieces)
         WORK.count("embed.padding", width * len(encodings) - pieces)
         feeds = {"input_ids": ids, "attention_mask": mask}
+        session = session or self.session
         if self._inputs is None:
-            self._inputs = {i.name for i in self.session.get_inputs()}
+            self._inputs = {i.name for i in session.get_inputs()}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = types
-        return feeds, mask
-
-    def _encode_batch(self, encodings: list, session=None) -> np.ndarray:
-        feeds, mask = self._feeds(encodings)
-        return self._vectors((session or self.session).run(None, feeds)[0], mask)
-
-    def _vectors(self, tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Unit vectors (when the model normalises) pooled from the model's token outputs."""
+        tokens = session.run(None, feeds)[0]
         vectors = pool(tokens, mask, self.layout.pooling)
         if self.layout.normalize:
             vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -35,7 +35,6 @@ NAMES: dict[str, str] = {
     "store.opens": "embedded or server stores opened",
     "store.flushes": "store flushes (writes made durable)",
     "store.upserts": "points upserted",
-    "store.queries": "ranked lists the embedded store searched (a dense or a BM25 list, per fetch)",
     "dagster.runs": "Dagster runs executed in this process",
 }
 

@@ -30,10 +30,7 @@ def test_the_bench_ingests_end_to_end_then_searches_that_store(sample_corpus, tm
     raw = report["raw"]["ingest_e2e"]
     assert raw["documents"] == 2 and raw["work"]["dagster.runs"] == 2 and raw["work"]["embed.sessions"] == 1
     assert raw["search"]["p95_ms"] >= raw["search"]["p50_ms"]
-    first = raw["search"]["embedding_first"]  # the baseline, measured in the same run
-    assert figures["search.e2e.p50_ms"]["baseline"] == first["p50_ms"] > 0
-    assert figures["search.e2e.p50_ms"]["ratio"] == first["p50_ms"] / raw["search"]["p50_ms"]
-    assert set(raw["search"]["stages"]) == {"embedding", "embedding wait", "routing", "candidates", "named rows", "expand"}
+    assert set(raw["search"]["stages"]) == {"embedding", "routing", "candidates", "named rows", "expand"}
     assert "evidence-pipeline ingest, cold, end to end" in capsys.readouterr().out
     assert main(["bench", "--ingest-only"]) == 2  # needs --ingest DIR
 

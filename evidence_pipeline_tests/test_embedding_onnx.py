@@ -73,35 +73,6 @@ def test_batches_are_cut_by_word_pieces_not_characters(onnx_cache, sample_texts)
     assert np.allclose(vectors[:5], alone, atol=1e-5)
 
 
-@pytest.mark.parametrize("backend", VARIANTS)
-def test_a_query_embedded_soon_is_the_query_embedded_now(onnx_cache, sample_texts, backend):
-    """``embed_query_soon`` runs the query once, on a pool thread, on the one-core session; the
-    function it returns gives the vector ``embed_query`` gives, however often it is asked."""
-    import threading
-
-    embedder = _embedder(backend, onnx_cache)
-    encoder = embedder.model
-    runs: list[int] = []
-    run = encoder.session.run
-
-    class Recording:
-        def run(self, names, feeds):
-            runs.append(threading.get_ident())
-            return run(names, feeds)
-
-    for text in sample_texts[:4]:
-        now = embedder.embed_query(text)
-        encoder.session = Recording()
-        try:
-            runs.clear()
-            wait = embedder.embed_query_soon(text)
-            assert np.array_equal(np.asarray(wait(), dtype=np.float32), now)
-        finally:
-            encoder.session = run.__self__
-        assert len(runs) == 1 and runs[0] != threading.get_ident()  # one run, on another thread
-        assert wait() == wait()
-
-
 def test_pooling_follows_the_model_folder():
     layout = ModelLayout.read(resolve_model(None))
     assert (layout.pooling, layout.normalize, layout.max_seq_length, layout.dim) == ("mean", True, 256, 384)

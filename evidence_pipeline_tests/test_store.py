@@ -231,27 +231,6 @@ def test_doc_ids_filter(backend):
     assert {h.payload["parent_id"] for h in hits} == {"a/p0", "a/p1", "a/p2"}
 
 
-def test_a_dense_vector_given_as_a_function_is_asked_for_once(backend):
-    """``hybrid_search`` takes the dense vector or a function that gives it (a query still
-    embedding): asked once, even when the search deepens for k parents, and the same hits."""
-    store = backend()
-    store.ensure_collection(DIM)
-    for doc in ("a", "b"):
-        store.replace_document(doc, make_points(doc, _shared_parents(doc, 4, 12)))
-    vector = _random_dense(random.Random(11))
-    sparse = ENC.encode_query("batch release")
-    asked: list[int] = []
-
-    def later() -> list[float]:
-        asked.append(1)
-        return vector
-
-    # prefetch_limit 8 < 12 siblings per parent: the search deepens to reach 6 parents
-    hits = store.hybrid_search(later, sparse, 6, prefetch_limit=8)
-    assert asked == [1] and len({h.payload["parent_id"] for h in hits}) == 6
-    assert hits == store.hybrid_search(vector, sparse, 6, prefetch_limit=8)
-
-
 def test_sparse_search_keeps_one_kind_of_unit_when_asked(backend):
     store = backend()
     store.ensure_collection(DIM)

@@ -9,9 +9,8 @@ resident memory of each process, and the work counted (``work.WORK``).
 
 ``search``: ``evidence_pipeline.search()`` with the store kept open, over a fixed query set of
 every kind (``QUERY_FILES`` and ``UNROUTED``): routed to a filing, naming a primary statement,
-naming neither. p50 / p95 over all and per kind, and each stage's cost at p50: the start of the
-query's embedding and the wait for its vector (it runs beside the BM25 lists), the routing, the
-store's candidates, the fusion and the expansion of split tables.
+naming neither. p50 / p95 over all and per kind, and each stage's cost at p50: the query's
+embedding, the routing, the store's candidates, the fusion and the expansion of split tables.
 
     python -m evidence_pipeline.benchmark.ingest_e2e DIR [--rounds 3] [--keep STORE]
     python -m evidence_pipeline.benchmark.ingest_e2e --store STORE [--rounds 3]   # search alone
@@ -153,11 +152,9 @@ def _timed_stages(times: dict[str, list[float]]) -> Callable[[], None]:
 
 def search(store_path: Path, query_set: Sequence[str], rounds: int = 3) -> dict:
     """``search()`` over ``query_set``, ``rounds`` times, store kept open: p50 / p95 in all, per
-    kind of query, and each stage's time at p50; in alternating rounds, the baseline
-    ``embedding_first``: the query embedded before the store is asked anything."""
+    kind of query, and each stage's time at p50."""
     from evidence_pipeline import search as public_search
     from evidence_pipeline.embedding import Embedder
-    from evidence_pipeline.retrieval import search_store
     from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
     from evidence_pipeline.store import reading_store
 
@@ -166,76 +163,40 @@ def search(store_path: Path, query_set: Sequence[str], rounds: int = 3) -> dict:
     with reading_store(settings) as store:
         kinds = {q: _kind(store, q) for q in query_set}
     public_search(query_set[0], 5, store_settings=settings, embedding_settings=embedding)  # opens the store, loads the model
-    # The query's embedding runs on another core while the BM25 lists are fetched
-    # (``Embedder.embed_query_soon``): "embedding" is its start in the caller, "embedding wait"
-    # the time the search then waits for its vector (inside "candidates").
-    stage_names = ("embedding", "embedding wait", "routing", "candidates", "named rows", "expand")
+    stage_names = ("embedding", "routing", "candidates", "named rows", "expand")
     times: dict[str, list[float]] = {name: [] for name in ("total", *stage_names)}
     by_kind: dict[str, list[float]] = {k: [] for k in QUERY_KINDS}
-    soon = Embedder.embed_query_soon
+    embed = Embedder.embed_query
     load = load_1min()
-
-    def add(name: str, start: float) -> None:
-        times[name][-1] += (time.perf_counter() - start) * 1000
 
     def embed_timed(self, text: str):
         start = time.perf_counter()
         try:
-            wait = soon(self, text)
+            return embed(self, text)
         finally:
-            add("embedding", start)
-
-        def wait_timed():
-            start = time.perf_counter()
-            try:
-                return wait()
-            finally:
-                add("embedding wait", start)
-
-        return wait_timed
-
-    embedder = Embedder(embedding)
-    sequential: list[float] = []
-
-    def embedding_first(q: str) -> None:
-        # the baseline: the query embedded before the store is asked anything (search() before it
-        # fetched the BM25 lists beside the embedding), every stage else the same
-        start = time.perf_counter()
-        dense = embedder.embed_query(q).tolist()
-        with reading_store(settings) as st:
-            search_store(st, embedder, q, 5, dense=dense)
-        sequential.append((time.perf_counter() - start) * 1000)
+            times["embedding"][-1] += (time.perf_counter() - start) * 1000
 
     undo = _timed_stages(times)
-    Embedder.embed_query_soon = embed_timed  # type: ignore[method-assign]
-
-    def searched(q: str) -> None:
-        for name in stage_names:
-            times[name].append(0.0)
-        start = time.perf_counter()
-        hits = public_search(q, 5, store_settings=settings, embedding_settings=embedding)
-        ms = (time.perf_counter() - start) * 1000
-        times["total"].append(ms)
-        by_kind[kinds[q]].append(ms)
-        if not hits:
-            raise RuntimeError(f"no hits for {q!r}: is the store at {store_path} empty?")
-
+    Embedder.embed_query = embed_timed  # type: ignore[method-assign]
     try:
-        for r in range(rounds):
-            # the whole set one way, then the other, in alternating order: both meet the same
-            # machine load, and neither follows a query of the other kind (a multi-threaded ONNX
-            # session keeps its threads spinning a while after a run)
-            for run in (searched, embedding_first) if r % 2 == 0 else (embedding_first, searched):
-                for q in query_set:
-                    run(q)
+        for _ in range(rounds):
+            for q in query_set:
+                for name in stage_names:
+                    times[name].append(0.0)
+                start = time.perf_counter()
+                hits = public_search(q, 5, store_settings=settings, embedding_settings=embedding)
+                ms = (time.perf_counter() - start) * 1000
+                times["total"].append(ms)
+                by_kind[kinds[q]].append(ms)
+                if not hits:
+                    raise RuntimeError(f"no hits for {q!r}: is the store at {store_path} empty?")
     finally:
-        Embedder.embed_query_soon = soon  # type: ignore[method-assign]
+        Embedder.embed_query = embed  # type: ignore[method-assign]
         undo()
     summary = {name: {"p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95)} for name, ms in times.items()}
     return {
         "queries": len(query_set), "rounds": rounds, "load": load, "load_end": load_1min(),
         "p50_ms": summary["total"]["p50_ms"], "p95_ms": summary["total"]["p95_ms"],
-        "embedding_first": {"p50_ms": percentile(sequential, 50), "p95_ms": percentile(sequential, 95)},
         "stages": {name: summary[name] for name in stage_names},
         "by_kind": {k: {"queries": len(ms) // rounds, "p50_ms": percentile(ms, 50), "p95_ms": percentile(ms, 95)}
                     for k, ms in by_kind.items() if ms},
@@ -254,7 +215,6 @@ def measure(folder: Path, rounds: int = 3, keep: Path | None = None) -> dict:
 def figures(e: dict, fig) -> list[dict]:
     """The report's rows for ``measure``'s result (``fig``: report._fig)."""
     s = e["search"]
-    first = s.get("embedding_first") or {}
     pages, docs = e["pages"], e["documents"]
     rows = [
         fig("ingest.e2e.pages_per_s", "evidence-pipeline ingest, cold, end to end", e["pages_per_s"], "pages/s",
@@ -277,12 +237,9 @@ def figures(e: dict, fig) -> list[dict]:
             note=f"{e['work'].get('embed.texts', 0)} texts embedded for {e['children']} children; "
             f"{e['work'].get('embed.memo_hits', 0)} seen in an earlier document"),
         fig("search.e2e.p50_ms", "search() p50, store kept open", s["p50_ms"], "ms", target="<= 10", met=s["p50_ms"] <= 10,
-            baseline=first.get("p50_ms"), ratio=first["p50_ms"] / s["p50_ms"] if first else None,
             note=f"{s['queries']} queries x {s['rounds']}, load {s['load']:.1f}-{s['load_end']:.1f}; at p50: "
             + ", ".join(f"{k} {v['p50_ms']:.1f} ms" for k, v in s["stages"].items())),
-        fig("search.e2e.p95_ms", "search() p95, store kept open", s["p95_ms"], "ms", target="<= 25", met=s["p95_ms"] <= 25,
-            baseline=first.get("p95_ms"), ratio=first["p95_ms"] / s["p95_ms"] if first else None,
-            note="baseline: the query embedded before the store is asked (the BM25 lists not fetched beside the embedding)"),
+        fig("search.e2e.p95_ms", "search() p95, store kept open", s["p95_ms"], "ms", target="<= 25", met=s["p95_ms"] <= 25),
     ]  # fmt: skip
     for kind, r in s["by_kind"].items():
         rows.append(fig(f"search.e2e.{kind}.p50_ms", f"  search() p50, {kind} queries", r["p50_ms"], "ms",

@@ -19,7 +19,7 @@ from evidence_pipeline.retrieval.query import Query
 from evidence_pipeline.retrieval.route import Scope
 from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.sparse import SparseVector
-from evidence_pipeline.store.base import DenseQuery, Store, StoredHit
+from evidence_pipeline.store.base import Store, StoredHit
 
 LEXICAL_TABLES = 10
 """Tables of BM25's own ranking added to the candidates (``with_lexical``): a table whose row
@@ -46,33 +46,28 @@ def with_lexical(fused: Sequence[StoredHit], lexical: Sequence[StoredHit]) -> li
     return [*fused, *(h for h in lexical if h.payload["parent_id"] not in seen)]
 
 
-def statement_tables(store: Store, sparse: SparseVector, statements: NamedStatements, doc_ids: Sequence[str] | None) -> list[StoredHit]:
-    """BM25's ranking of the tables that are a statement the query names (payload
-    ``statement``), ``STATEMENT_TABLES`` parents at most; [] when it names none."""
-    if not statements.kinds:
-        return []
-    return store.sparse_search(sparse, STATEMENT_TABLES, doc_ids=doc_ids, unit_kind="table", statements=statements.kinds)
-
-
 def with_statements(
     found: Sequence[StoredHit], store: Store, sparse: SparseVector, statements: NamedStatements, doc_ids: Sequence[str] | None
 ) -> list[StoredHit]:
-    """``found``, then the tables of the statements the query names (``statement_tables``) that
-    it does not hold: a statement whose rows the question does not name can be in neither the
-    fused list nor BM25's first tables."""
-    return with_lexical(found, statement_tables(store, sparse, statements, doc_ids))
+    """``found``, then BM25's ranking of the tables that are a statement the query names (payload
+    ``statement``) that it does not hold: a statement whose rows the question does not name can be
+    in neither the fused list nor BM25's first tables."""
+    if not statements.kinds:
+        return list(found)
+    ranked = store.sparse_search(sparse, STATEMENT_TABLES, doc_ids=doc_ids, unit_kind="table", statements=statements.kinds)
+    return with_lexical(found, ranked)
 
 
-def candidates(store: Store, query: Query, dense: DenseQuery | None, scope: Scope, k: int, rules: Rules = ALL_RULES) -> Candidates:
+def candidates(store: Store, query: Query, dense: Sequence[float] | None, scope: Scope, k: int, rules: Rules = ALL_RULES) -> Candidates:
     """The ``Candidates`` of ``scope`` for ``query``: at least ``NAMED_ROW_DEPTH`` parents of the
     store's hybrid ranking (k when more), BM25's first ``LEXICAL_TABLES`` tables (``rules.lexical_tables``)
-    and the statements' tables; with ``dense`` None, BM25's ranking alone. The BM25 lists are
-    fetched before ``dense`` is asked for (a ``DenseQuery`` may be a query still embedding)."""
+    and the statements' tables; with ``dense`` None, BM25's ranking alone."""
     depth = max(k, NAMED_ROW_DEPTH)
     if dense is None:
         return Candidates(store.sparse_search(query.sparse, depth, doc_ids=scope.doc_ids), NAMED_ROW_DEPTH)
-    lexical = store.sparse_search(query.sparse, LEXICAL_TABLES, doc_ids=scope.doc_ids, unit_kind="table") if rules.lexical_tables else []
-    statements = statement_tables(store, query.sparse, scope.statements, scope.doc_ids)
-    fused = store.hybrid_search(dense, query.sparse, depth, doc_ids=scope.doc_ids)
-    found = with_lexical(with_lexical(fused, lexical), statements)
+    fused = store.hybrid_search(list(dense), query.sparse, depth, doc_ids=scope.doc_ids)
+    found = fused
+    if rules.lexical_tables:
+        found = with_lexical(fused, store.sparse_search(query.sparse, LEXICAL_TABLES, doc_ids=scope.doc_ids, unit_kind="table"))
+    found = with_statements(found, store, query.sparse, scope.statements, scope.doc_ids)
     return Candidates(found, len(found))

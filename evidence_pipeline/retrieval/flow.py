@@ -1,8 +1,8 @@
 """Search, stage by stage: read the query, route, candidates, fuse, expand, focus, Markdown, pack.
 
-``search_store`` runs the stages on an open store; ``search`` starts the query's embedding on
-another core, opens the configured store (the BM25 lists are fetched while the embedding runs)
-and packs the hits into a token budget when one is given.
+``search_store`` runs the stages on an open store; ``search`` opens the configured store,
+embeds the query first (so the store is held only for the query itself) and packs the hits
+into a token budget when one is given.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from evidence_pipeline.retrieval.route import DEFAULT_ROUTING, OFF, Route, Routi
 from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.settings import EmbeddingSettings, StoreSettings
 from evidence_pipeline.store import reading_store
-from evidence_pipeline.store.base import DenseQuery, Store, StoredHit, dense_of
+from evidence_pipeline.store.base import Store, StoredHit
 from evidence_pipeline.tables import markdown_tables
 
 BUDGET_CANDIDATES = 50
@@ -41,13 +41,12 @@ def search_store(
     doc_ids: Sequence[str] | None = None,
     dense_only: bool = False,
     routing: Routing = DEFAULT_ROUTING,
-    dense: DenseQuery | None = None,
+    dense: Sequence[float] | None = None,
     whole_table_tokens: int = WHOLE_TABLE_TOKENS,
     rules: Rules = ALL_RULES,
 ) -> list[SearchHit]:
     """The k best distinct parents of ``store`` for ``query``, best first, within ``doc_ids`` when
-    given. ``dense``: the query's embedding when the caller has it or has it coming (a
-    ``DenseQuery``: asked for after the first BM25 lists). A query the embedder
+    given. ``dense``: the query's embedding when the caller already has it. A query the embedder
     cannot read (``Embedder.reads``: it only spells it out) is ranked by BM25 alone and not
     embedded; ``dense_only`` ranks by the dense vector alone, one hit per parent, nothing more.
     ``rules``: the ranking rules that run (``rules.Rules``, all by default)."""
@@ -56,7 +55,7 @@ def search_store(
         dense = embedder.embed_query(query).tolist()
     if dense_only:
         assert dense is not None
-        return [to_hit(s) for s in store.dense_search(dense_of(dense), k, doc_ids=doc_ids)]
+        return [to_hit(s) for s in store.dense_search(list(dense), k, doc_ids=doc_ids)]
     read = read_query(query)
     vector = dense if hybrid else None
 
@@ -121,8 +120,8 @@ def search(
     settings = embedding_settings or EmbeddingSettings.from_env()
     embedder = Embedder(settings)
     limit = k if k is not None else (BUDGET_CANDIDATES if token_budget is not None else DEFAULT_K)
-    # The embedding starts first and runs on another core while the store answers the BM25 lists.
-    dense = embedder.embed_query_soon(query) if embedder.reads(query) else None
+    # Embed first: the embedded store admits one process at a time, so it is held only for the query.
+    dense = embedder.embed_query(query).tolist() if embedder.reads(query) else None
     with reading_store(store_settings or StoreSettings.from_env()) as store:
         hits = search_store(store, embedder, query, limit, doc_ids=doc_ids, dense=dense)
     if token_budget is not None:

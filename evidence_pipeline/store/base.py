@@ -77,16 +77,6 @@ class Point(BaseModel):
     payload: dict[str, Any]
 
 
-DenseQuery = Sequence[float] | Callable[[], Sequence[float]]
-"""A query's dense vector, or a function that gives it: a search asks for it only once its BM25
-list is in hand, so an embedding still running (``Embedder.embed_query_soon``) overlaps that."""
-
-
-def dense_of(dense: DenseQuery) -> list[float]:
-    """The vector a ``DenseQuery`` stands for (the function called, when it is one)."""
-    return list(map(float, dense() if callable(dense) else dense))
-
-
 class StoredHit(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -307,15 +297,14 @@ class Store(Protocol):
 
     def hybrid_search(
         self,
-        dense: DenseQuery,
+        dense: Sequence[float],
         sparse: SparseVector,
         k: int,
         *,
         prefetch_limit: int = 100,
         doc_ids: Sequence[str] | None = None,
     ) -> list[StoredHit]:
-        """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents.
-        ``dense``: the vector, or a function that gives it (``DenseQuery``), called once."""
+        """Dense + BM25 prefetch fused by RRF; the best child of each of up to k distinct parents."""
 
     def dense_search(self, dense: Sequence[float], k: int, *, doc_ids: Sequence[str] | None = None) -> list[StoredHit]:
         """Dense only, grouped by parent like hybrid_search."""

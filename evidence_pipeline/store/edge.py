@@ -41,7 +41,6 @@ from evidence_pipeline.store.base import (
     INDEXED_KEYWORDS,
     INGEST_RECORDS,
     RRF_K,
-    DenseQuery,
     DocumentInfo,
     DocumentVersion,
     IngestRecord,
@@ -51,7 +50,6 @@ from evidence_pipeline.store.base import (
     StoredHit,
     VectorStats,
     agreed_version,
-    dense_of,
     documents_of,
     hashes_of,
     parent_key,
@@ -426,7 +424,7 @@ class EdgeStore:
 
     def hybrid_search(
         self,
-        dense: DenseQuery,
+        dense: Sequence[float],
         sparse: SparseVector,
         k: int,
         *,
@@ -434,22 +432,19 @@ class EdgeStore:
         doc_ids: Sequence[str] | None = None,
     ) -> list[StoredHit]:
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
+        dense_q = qe.Query.Nearest(list(map(float, dense)), using=DENSE_VECTOR)
         sparse_q = (
             qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE_VECTOR) if sparse.indices else None
         )
-        dense_q: list[Any] = []  # asked for once, after the first BM25 list
 
         def candidates(depth: int) -> list[tuple[float, int, int | str]]:
             # Fused here, not by Edge's Fusion.Rrf: Edge returns equal scores in no fixed order
             # (identical children of near-twin documents), and inside its fusion that order
             # changes the fused scores. Each list is put in (score, point id) order first, so
             # the same query on the same points always fuses the same way.
-            sparse_list = self._ranked(sparse_q, depth, flt) if sparse_q is not None else None
-            if not dense_q:
-                dense_q.append(qe.Query.Nearest(dense_of(dense), using=DENSE_VECTOR))
-            lists = [self._ranked(dense_q[0], depth, flt)]
-            if sparse_list is not None:
-                lists.append(sparse_list)
+            lists = [self._ranked(dense_q, depth, flt)]
+            if sparse_q is not None:
+                lists.append(self._ranked(sparse_q, depth, flt))
             parents = {pid: parent for ranked in lists for _, pid, parent in ranked}
             # rank counted from 0, as Qdrant's own RRF
             fused = rrf((((pid for _, pid, _ in ranked), 1.0) for ranked in lists), RRF_K)
@@ -507,7 +502,6 @@ class EdgeStore:
         keyed = self._parent_keyed
         limit = depth + _TIE_MARGIN
         while True:
-            WORK.count("store.queries")
             found = self._require().query(
                 qe.QueryRequest(
                     limit=limit,
@@ -560,9 +554,8 @@ class EdgeStore:
         chosen = [c for n, c in enumerate(ranked) if n < k or c[0] == cut]
         ids = [str(uuid.UUID(int=pid)) for _, pid in chosen]
         records = {str(r.id): r for r in self._shard.retrieve([*ids], with_payload=True, with_vector=False)}
-        # built without validation: the fields are a str, a float and a dict, as declared
         hits = [
-            StoredHit.model_construct(id=pid, score=score, payload=_given_payload(records[pid].payload))
+            StoredHit(id=pid, score=score, payload=_given_payload(records[pid].payload))
             for (score, _), pid in zip(chosen, ids)
             if pid in records
         ]
@@ -593,12 +586,8 @@ def _search_filter(doc_ids: Sequence[str] | None, unit_kind: str | None, stateme
 
 
 def _given_payload(payload: dict | None) -> dict:
-    """The payload as the pipeline gave it: without the store's own ``doc_points`` (removed from
-    ``payload`` itself, a dict Edge made for this call)."""
-    if payload is None:
-        return {}
-    payload.pop(DOC_POINTS, None)
-    return payload
+    """The payload as the pipeline gave it: without the store's own ``doc_points``."""
+    return {k: v for k, v in (payload or {}).items() if k != DOC_POINTS}
 
 
 def _to_edge_point(p: Point, doc_points: int) -> qe.Point:

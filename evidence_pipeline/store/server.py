@@ -22,7 +22,6 @@ from evidence_pipeline.store.base import (
     INDEXED_KEYWORDS,
     INGEST_RECORDS,
     RRF_K,
-    DenseQuery,
     DocumentInfo,
     DocumentVersion,
     IngestRecord,
@@ -32,7 +31,6 @@ from evidence_pipeline.store.base import (
     StoredHit,
     VectorStats,
     agreed_version,
-    dense_of,
     documents_of,
     hashes_of,
     point_from_record,
@@ -295,7 +293,7 @@ class ServerStore:
 
     def hybrid_search(
         self,
-        dense: DenseQuery,
+        dense: Sequence[float],
         sparse: SparseVector,
         k: int,
         *,
@@ -306,7 +304,7 @@ class ServerStore:
             return []
         flt = _doc_filter(doc_ids) if doc_ids is not None else None
         depth = max(prefetch_limit, k)
-        prefetch = [models.Prefetch(query=dense_of(dense), using=DENSE_VECTOR, limit=depth, filter=flt)]
+        prefetch = [models.Prefetch(query=list(map(float, dense)), using=DENSE_VECTOR, limit=depth, filter=flt)]
         if sparse.indices:
             prefetch.append(
                 models.Prefetch(
