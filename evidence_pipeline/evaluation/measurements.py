@@ -422,10 +422,11 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
     coverages = [f for f in found if f.kind == "coverage"]
     skipped = [f for f in found if f.kind is None]
     rendered = len(evals) + len(benches) + len(coverages)
+    by_name = {f.name: f for f in evals}
     kept = kept or Kept({}, {}, None, {})
     kept = Kept(
-        evals={n: v for n, v in kept.evals.items() if n not in {f.name for f in evals}},
-        rows={n: v for n, v in kept.rows.items() if n not in {f.name for f in evals}},
+        evals={n: v for n, v in kept.evals.items() if n not in by_name},
+        rows={n: v for n, v in kept.rows.items() if n not in by_name},
         coverage=None if coverages else kept.coverage,
         benches={n: v for n, v in kept.benches.items() if n not in {f.name for f in benches}},
     )
@@ -443,8 +444,7 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
         "the command named in a section to measure again, then `make report`.",
         "",
     ]
-    names = sorted({*(f.name for f in evals), *kept.evals}, key=_order)
-    by_name = {f.name: f for f in evals}
+    names = sorted({*by_name, *kept.evals}, key=_order)
     if names:
         lines += [_RETRIEVAL, "", LEGEND, ""]
         summary: list[list[str] | str] = []
