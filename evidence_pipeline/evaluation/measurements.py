@@ -174,9 +174,12 @@ def _ci(block: Mapping[str, Any]) -> str:
     return f"[{lo:.2f}, {hi:.2f}]"
 
 
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+    return [_row(header), "|" + "---|" * len(header), *map(_row, rows)]
 
 
 def _when(meta: Mapping[str, Any]) -> str:
@@ -413,6 +416,20 @@ def kept_sections(page: str) -> Kept:
     return kept
 
 
+OVERVIEW_HEADER = ["set", "command", "questions", "full ev@1", "full ev@5", "recorded"]
+
+
+def _overview_row(entry: Found) -> str:
+    """One eval set's line of the overview: its command, questions and full's ev@1 and ev@5."""
+    full = (entry.data["systems"].get("full") or {}).get("overall") or {}
+    meta = entry.data.get("meta") if isinstance(entry.data.get("meta"), dict) else {}
+    command = EVAL_SETS.get(entry.name, ("-",))[0]
+    return _row([
+        entry.name, f"`{command}`" if command != "-" else "-", str(meta.get("n_questions", "-")),
+        _rate(full.get("evidence_hit@1")), _rate(full.get("evidence_hit@5")), _when(meta),
+    ])  # fmt: skip
+
+
 def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None = None) -> str:
     """The whole page for the reports ``find_reports`` found under ``reports``, to be written to
     ``out``; with ``kept`` (the page as it was), its sections for which no report was found stay
@@ -447,28 +464,8 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
     names = sorted({*by_name, *kept.evals}, key=_order)
     if names:
         lines += [_RETRIEVAL, "", LEGEND, ""]
-        summary: list[list[str] | str] = []
-        for name in names:
-            if name not in by_name:
-                summary.append(kept.rows.get(name, f"| {name} | - | - | - | - | - |"))
-                continue
-            entry = by_name[name]
-            systems = entry.data["systems"]
-            full = (systems.get("full") or {}).get("overall") or {}
-            meta = entry.data.get("meta") if isinstance(entry.data.get("meta"), dict) else {}
-            command = EVAL_SETS.get(entry.name, ("-",))[0]
-            summary.append(
-                [
-                    entry.name,
-                    f"`{command}`" if command != "-" else "-",
-                    str(meta.get("n_questions", "-")),
-                    _rate(full.get("evidence_hit@1")),
-                    _rate(full.get("evidence_hit@5")),
-                    _when(meta),
-                ]
-            )
-        header = _table(["set", "command", "questions", "full ev@1", "full ev@5", "recorded"], [])
-        lines += header + [row if isinstance(row, str) else "| " + " | ".join(row) + " |" for row in summary] + [""]
+        overview = [_overview_row(by_name[n]) if n in by_name else kept.rows.get(n, _row([n, *["-"] * 5])) for n in names]
+        lines += _table(OVERVIEW_HEADER, []) + overview + [""]
         for name in names:
             lines += _eval_section(by_name[name]) if name in by_name else [*kept.evals[name], ""]
     for entry in coverages:
