@@ -127,7 +127,6 @@ SLOW_TESTS = {
     "test_a_scanned_pdf_is_read_by_ocr_and_passes_the_check",
     "test_with_ocr_off_a_scanned_pdf_is_a_warning_and_a_failing_check",
     "test_scanned_page_without_text",
-    "test_a_scan_has_no_figure_but_a_reason",
     "test_the_command_prints_each_file_and_the_mean",
     "test_mutated_pdfs_give_a_document_or_an_error_naming_the_file",
     "test_parse_is_the_same_under_load_other_threads_and_another_order",

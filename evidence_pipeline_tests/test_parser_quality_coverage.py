@@ -70,10 +70,24 @@ def test_words_of_recorded_page_furniture_are_counted_apart(parse_cached):
 
 
 @needs_shared
-def test_a_scan_has_no_figure_but_a_reason(parse_cached, tmp_path):
+def test_a_scan_has_no_figure_but_a_reason_and_is_not_parsed(tmp_path):
+    # A scan's coverage cannot be scored (pdfium reads no word), so it is not parsed (OCR would read
+    # it); a file pdfium cannot open is parsed, so that its row gives the parser's reason.
+    from evidence_pipeline.parser import DoclingParser
+
     (tmp_path / SCAN.name).symlink_to(SCAN)
-    section = coverage_section(parse_cached, [tmp_path])
-    (row,) = section.files
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not a document")
+    parsed: list[str] = []
+
+    def parse(path: Path):
+        parsed.append(path.name)
+        return DoclingParser().parse(path)
+
+    section = coverage_section(parse, [tmp_path])
+    rows = {r.file: r for r in section.files}
+    broken, row = rows["broken.pdf"], rows[SCAN.name]
+    assert parsed == ["broken.pdf"]
+    assert broken.share is None and broken.error.startswith("corrupt PDF")
     assert row.share is None and row.error == "no text layer: needs OCR"
     assert section.mean is None
     text = render_text(ParserQualityReport(parser="x", cpus=1, load_avg_start=[], coverage=section))

@@ -509,16 +509,21 @@ def furniture_words(doc: ParsedDoc) -> set[str]:
     return out
 
 
-def file_coverage(path: Path, doc: ParsedDoc, pages: tuple[int, int] | None = None) -> CoverageFile:
+def file_coverage(path: Path, doc: ParsedDoc | Callable[[], ParsedDoc], pages: tuple[int, int] | None = None) -> CoverageFile:
     """The coverage of one PDF by its parse ``doc``; the first ``LOST_SHOWN`` lost words are
     listed, each with up to ``PLACES_SHOWN`` places (``lost_at``). The words pdfium could not
     read are neither found nor lost: ``unreadable`` counts them (``pdf_reference``), outside
-    ``words``, and the first ``UNREADABLE_SHOWN`` are listed."""
+    ``words``, and the first ``UNREADABLE_SHOWN`` are listed.
+
+    ``doc`` may be a function that parses: it is called only when pdfium reads words to score,
+    so a file with no text layer (a scan, which the parse would read by OCR) is not parsed."""
     pdfium = pdf_reference(path, pages)
     reference = pdfium.words
     if not reference:
         error = "no text layer: needs OCR" if not pdfium.unreadable else "no word pdfium can read"
         return CoverageFile(file=path.name, words=0, covered=0, unreadable=len(pdfium.unreadable), error=error)
+    if callable(doc):
+        doc = doc()
     found = unit_words(doc)
     furniture = (reference - found) & furniture_words(doc)
     lost = sorted(reference - found - furniture)
@@ -679,15 +684,27 @@ def locate_words(
 
 
 def coverage_section(parse: Callable[[Path], ParsedDoc], folders: Iterable[Path]) -> CoverageSection:
-    """Every PDF of each folder (and its ``pdfs/`` subfolder, if any), parsed and scored alone."""
+    """Every PDF of each folder (and its ``pdfs/`` subfolder, if any), parsed and scored alone;
+    a file without words in its text layer is named with that reason and not parsed."""
     files: list[CoverageFile] = []
     for folder in folders:
         folder = Path(folder)
         pdfs = sorted(folder.glob("*.pdf")) or sorted((folder / "pdfs").glob("*.pdf"))
         for path in pdfs:
-            try:
-                row = file_coverage(path, parse(path))
-            except ParseError as exc:
-                row = CoverageFile(file=path.name, words=0, covered=0, error=exc.reason)
-            files.append(row.model_copy(update={"folder": str(folder)}))
+            files.append(_file_row(path, parse).model_copy(update={"folder": str(folder)}))
     return CoverageSection(files=files)
+
+
+def _file_row(path: Path, parse: Callable[[Path], ParsedDoc]) -> CoverageFile:
+    """``file_coverage`` of ``path``, or the parser's reason for failing it: where pdfium cannot
+    open the file the parser is asked, so that the row names what is wrong with it."""
+    from pypdfium2 import PdfiumError
+
+    try:
+        try:
+            return file_coverage(path, functools.partial(parse, path))
+        except PdfiumError:
+            parse(path)
+            raise
+    except ParseError as exc:
+        return CoverageFile(file=path.name, words=0, covered=0, error=exc.reason)
