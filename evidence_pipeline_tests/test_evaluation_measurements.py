@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from evidence_pipeline.cli import main
-from evidence_pipeline.evaluation.measurements import find_reports, recorded, render
+from evidence_pipeline.evaluation.measurements import code_fingerprint, find_reports, recorded, render
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -105,6 +105,7 @@ def test_an_eval_report_records_its_commit_and_time(tmp_path):
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", rec["utc"])
     assert rec["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", rec["commit"])
     assert rec["pipeline_version"] and set(rec) == set(recorded())
+    assert rec["code"] == code_fingerprint()
     page = render(find_reports(tmp_path), tmp_path)
     assert "### eval-x\n" in page and f"pipeline version {rec['pipeline_version']}" in page
 
@@ -146,3 +147,59 @@ def test_sections_with_no_report_here_stay_as_the_page_had_them(tmp_path, capsys
     fresh = out.read_text(encoding="utf-8")
     assert "### eval-sec" not in fresh and "## Speed" not in fresh and "stay as the page before" not in fresh
     capsys.readouterr()
+
+
+def test_the_code_fingerprint_is_the_modules_bytes_and_the_project_file(tmp_path):
+    """Two trees with the same modules and project file have one fingerprint, whatever else they
+    hold; a byte changed in any module or in the project file changes it."""
+    package, project = tmp_path / "pkg", tmp_path / "pyproject.toml"
+    (package / "sub").mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    (package / "sub" / "b.py").write_text("B = 2\n")
+    project.write_text("[project]\nname = 'x'\n")
+    first = code_fingerprint(package, project)
+    (package / "notes.md").write_text("not code")
+    (package / "__pycache__").mkdir()
+    assert code_fingerprint(package, project) == first
+    (package / "sub" / "b.py").write_text("B = 3\n")
+    assert code_fingerprint(package, project) != first
+    (package / "sub" / "b.py").write_text("B = 2\n")
+    assert code_fingerprint(package, project) == first
+    project.write_text("[project]\nname = 'y'\n")
+    assert code_fingerprint(package, project) != first
+    # a module moved to another folder is other code, even with the same bytes
+    project.write_text("[project]\nname = 'x'\n")
+    (package / "sub" / "b.py").rename(package / "b.py")
+    assert code_fingerprint(package, project) != first
+    assert len(first) == 16 and code_fingerprint() == code_fingerprint()
+
+
+def test_a_report_of_other_code_keeps_the_page_as_it_was_and_names_its_command(tmp_path, capsys):
+    """A report whose code fingerprint is not this checkout's (a trial since dropped) is not
+    rendered: the page keeps that section word for word, and says which command measures it
+    again; a report of this checkout's code renders as usual."""
+    reports, out = _reports(tmp_path / "reports"), tmp_path / "measurements.md"
+    assert main(["report", "--reports", str(reports), "--out", str(out)]) == 0
+    before = out.read_text(encoding="utf-8")
+    later = tmp_path / "later"
+    recorded_at = {"commit": "f" * 40, "dirty": False, "utc": "2026-12-07T12:00:00Z"}
+    _write(later, "eval-sop", "report.json", {
+        "systems": {"full": _system(0.512, 0.777, 1.0, 0.6, 0.8, 200.0, 53)},
+        "meta": {"n_docs": 6, "n_questions": 53, "recorded": {**recorded_at, "code": "0" * 16}},
+    })  # fmt: skip
+    _write(later, "eval-sec", "report.json", {
+        "systems": {"full": _system(0.25, 0.5, 1.0, 0.3, 0.4, 300.0, 31)},
+        "meta": {"n_docs": 10, "n_questions": 31, "recorded": {**recorded_at, "code": code_fingerprint()}},
+    })  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", "--reports", str(later), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    page = out.read_text(encoding="utf-8")
+    assert "0.512" not in page and "0.777" not in page and "0.943" in page  # eval-sop's figures are the page's, not the other code's
+    start = before.index("### eval-sop")
+    assert before[start : before.index("\n#", start + 1)] in page
+    assert "| **full** | 31 | 0.250 | 0.500 |" in page  # eval-sec measured this code: renewed
+    note = f"- `eval-sop/report.json`: measured other code than this checkout's (code {'0' * 16}, here {code_fingerprint()}): run `make eval` again"
+    assert "## Not rendered" in page and note in page
+    assert err.count("not rendered:") == 1 and "eval-sop" in err and "run `make eval` again" in err
+    assert "from 1 report in" in page  # eval-sec alone

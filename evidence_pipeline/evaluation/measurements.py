@@ -3,16 +3,20 @@
 ``evidence-pipeline eval --out data/reports/eval-X`` writes ``report.json`` and
 ``evidence-pipeline bench --out data/reports/bench`` writes ``bench.json``, and ``make coverage``
 writes ``coverage.json`` (``parse-quality --coverage --out``); each records the commit and UTC
-time it was written at (``recorded``). ``write_measurements`` reads every
+time it was written at and a digest of the code it measured (``recorded``, ``code_fingerprint``).
+``write_measurements`` reads every
 ``<reports>/*/report.json``, ``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders
 one page: per eval set a table of systems by metric, the word coverage per corpus with its worst
-files, the bench's figures, and a note for each file it cannot render.
+files, the bench's figures, and a note for each file it cannot render. A report that measured
+other code than this checkout's (another fingerprint) is not rendered: its section stays as the
+page had it and the note names the command to run again.
 The page depends only on the reports' contents, so the same reports give the same page.
 The command reads JSON only: it imports no model, parser or store.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import time
@@ -79,6 +83,26 @@ dense), `eu_dense` (evidence units, dense only), `full` (this pipeline: evidence
 dense + BM25, routing, named rows and statements)."""
 
 
+# What a measurement measures: the package's modules and the project file that pins its dependencies.
+_PACKAGE = Path(__file__).resolve().parents[1]
+_PROJECT_FILE = _PACKAGE.parent / "pyproject.toml"
+
+
+def code_fingerprint(package: Path = _PACKAGE, project_file: Path = _PROJECT_FILE) -> str:
+    """A digest of the code a report measures: the bytes of every Python module under
+    ``package`` and of ``project_file`` (when there is one). The same code gives the same
+    fingerprint whatever the commit, uncommitted changes included; docs, tests and question
+    files do not count."""
+    digest = hashlib.sha256()
+    files = sorted(package.rglob("*.py"), key=lambda p: p.relative_to(package).as_posix())
+    for path in [*files, project_file]:
+        if path.is_file():
+            name = path.relative_to(package).as_posix() if path.is_relative_to(package) else path.name
+            digest.update(f"\n{name}\n".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 class NoReports(Exception):
     """No report file under the reports folder: nothing to render."""
 
@@ -86,7 +110,7 @@ class NoReports(Exception):
 def recorded(repo: Path | None = None) -> dict[str, Any]:
     """What a report records about when and from what it was written: the git commit of
     ``repo`` (this checkout by default; None outside git), whether tracked files differed
-    from it, and the UTC time."""
+    from it, the UTC time and the code's ``code_fingerprint``."""
     repo = repo or Path(__file__).resolve().parents[2]
 
     def git(*args: str) -> str | None:
@@ -105,6 +129,7 @@ def recorded(repo: Path | None = None) -> dict[str, Any]:
         "commit": commit,
         "dirty": None if status is None else bool(status),
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "code": code_fingerprint(),
     }
     try:
         from evidence_pipeline.pipeline import PIPELINE_VERSION
@@ -138,6 +163,14 @@ class Found:
         if isinstance(coverage, dict) and isinstance(coverage.get("files"), list):
             return "coverage"
         return None
+
+    @property
+    def code(self) -> str | None:
+        """The ``code_fingerprint`` the report recorded (None for a report written before they were)."""
+        data = self.data if isinstance(self.data, dict) else {}
+        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        rec = meta.get("recorded", data.get("recorded"))
+        return rec.get("code") if isinstance(rec, dict) else None
 
 
 def find_reports(root: Path) -> list[Found]:
@@ -430,14 +463,39 @@ def _overview_row(entry: Found) -> str:
     ])  # fmt: skip
 
 
-def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None = None) -> str:
+def _command(entry: Found) -> str:
+    """The command that writes ``entry``'s report again."""
+    if entry.kind == "coverage":
+        return COVERAGE_COMMAND
+    if entry.kind == "bench" and entry.name == "bench":
+        return BENCH_COMMAND
+    return EVAL_SETS.get(entry.name, ("the command that wrote it",))[0]
+
+
+def measured_other_code(found: list[Found], code: str) -> list[Found]:
+    """The reports of ``found`` that recorded a ``code_fingerprint`` other than ``code``: their
+    figures are of code this checkout does not run (a trial since dropped, a commit since
+    changed). A report that recorded none cannot be told and is not among them."""
+    return [f for f in found if f.kind is not None and f.code is not None and f.code != code]
+
+
+def other_code_note(entry: Found, code: str) -> str:
+    """Why ``entry`` (one of ``measured_other_code``) is not rendered, and what measures it again."""
+    return f"measured other code than this checkout's (code {entry.code}, here {code}): run `{_command(entry)}` again; the page keeps its section as it was"
+
+
+def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None = None, code: str | None = None) -> str:
     """The whole page for the reports ``find_reports`` found under ``reports``, to be written to
     ``out``; with ``kept`` (the page as it was), its sections for which no report was found stay
-    as they were, in their places."""
-    evals = sorted((f for f in found if f.kind == "eval"), key=lambda f: _order(f.name))
-    benches = [f for f in found if f.kind == "bench"]
-    coverages = [f for f in found if f.kind == "coverage"]
-    skipped = [f for f in found if f.kind is None]
+    as they were, in their places. With ``code`` (this checkout's ``code_fingerprint``), a
+    report that measured other code is not rendered (``measured_other_code``): its section
+    stays as ``kept`` has it, and a note says which command measures it again."""
+    other = measured_other_code(found, code) if code else []
+    current = [f for f in found if all(f is not o for o in other)]
+    evals = sorted((f for f in current if f.kind == "eval"), key=lambda f: _order(f.name))
+    benches = [f for f in current if f.kind == "bench"]
+    coverages = [f for f in current if f.kind == "coverage"]
+    skipped = [f for f in found if f.kind is None or any(f is o for o in other)]
     rendered = len(evals) + len(benches) + len(coverages)
     by_name = {f.name: f for f in evals}
     kept = kept or Kept({}, {}, None, {})
@@ -478,7 +536,10 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
     if skipped:
         lines += ["## Not rendered", ""]
         for entry in skipped:
-            why = entry.error or "neither an eval report (`systems`), a bench report (`figures`) nor a coverage report (`coverage`)"
+            if code and entry.kind is not None:
+                why = other_code_note(entry, code)
+            else:
+                why = entry.error or "neither an eval report (`systems`), a bench report (`figures`) nor a coverage report (`coverage`)"
             lines.append(f"- `{entry.path.relative_to(reports) if entry.path.is_relative_to(reports) else entry.path}`: {why}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -488,12 +549,12 @@ def write_measurements(reports: Path = REPORTS, out: Path = OUT, fresh: bool = F
     """Render the reports under ``reports`` into ``out``; ``NoReports`` when there is none. The
     sections of ``out`` as it was that no report renders stay (``kept_sections``: reports are not
     versioned, so a checkout that measured one set renews that set's section alone), unless
-    ``fresh``."""
+    ``fresh``. A report that measured other code than this checkout's is not rendered (``render``)."""
     found = find_reports(reports)
     if not found:
         names = " or ".join([*(f"*/{n}" for n in REPORT_FILES), COVERAGE_FILE])
         raise NoReports(f"no reports in {reports} ({names}): run `make eval` (or another make eval-* target) or `make bench` first")
     kept = kept_sections(out.read_text(encoding="utf-8")) if out.is_file() and not fresh else None
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(found, reports, out, kept), encoding="utf-8")
+    out.write_text(render(found, reports, out, kept, code=code_fingerprint()), encoding="utf-8")
     return out, found
