@@ -6,12 +6,6 @@ holds every word asked. Coverage scores each candidate parent by the query's wor
 text holds, each weighted by how few of the candidates hold it (``log(1 + n / df)``, the
 candidates standing in for the corpus), and the candidates are fused by RRF with themselves
 in coverage order (weight ``COVERAGE_WEIGHT``).
-
-Two steps use it (``fuse``): ``by_coverage`` over every candidate moves section chunks only, among
-the places they hold; ``first_by_coverage`` reorders the first ``FIRST`` parents of the fused
-list, tables included, by the coverage of those parents among themselves, so a table whose one
-row matched a few words stops ranking first above a parent that holds every word asked. A parent
-below the first ``FIRST`` never moves into them.
 """
 
 from __future__ import annotations
@@ -30,10 +24,6 @@ from evidence_pipeline.fusion import RRF_K, rrf
 
 COVERAGE_WEIGHT = 1.0
 """Weight of the coverage-ordered list against the candidates' own order (weight 1)."""
-
-FIRST = 5
-"""The parents at the head of a fused list that ``first_by_coverage`` reorders: the default k
-of a search. What the first five hold is unchanged; only their order moves."""
 
 K1, B = 1.2, 0.75
 """BM25's term-frequency saturation and length normalisation, over the candidates' lengths."""
@@ -138,13 +128,3 @@ def by_coverage(
     ordered = sorted(range(len(hits)), key=lambda n: (-scores[n], n))
     fused = rrf([(range(len(hits)), 1.0), (ordered, weight)], RRF_K)
     return [hits[n] for n in sorted(range(len(hits)), key=lambda n: (-fused[n], n))]
-
-
-def first_by_coverage(
-    hits: Sequence[T], query: str, text: Callable[[T], str], movable: Callable[[T], bool] | None = None, first: int = FIRST
-) -> list[T]:
-    """``hits`` with their first ``first`` fused with themselves ordered by coverage among those
-    ``first`` alone (``by_coverage``, weight ``COVERAGE_WEIGHT``), whatever their kind; with
-    ``movable``, only those move, among the places they hold. The hits after them keep their
-    places."""
-    return [*by_coverage(hits[:first], query, text, movable=movable), *hits[first:]]

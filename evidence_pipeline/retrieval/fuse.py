@@ -4,8 +4,7 @@ Within a scope, the section chunks among the candidates are reordered by how muc
 query their whole text holds (``coverage``), the candidates are fused by reciprocal rank
 (``fusion.rrf``) with the tables whose rows the query names and the tables of the statements it
 names (``named_rows.promote_named_rows``), reference material moves below the rest
-(``reference``), the first five are reordered by how much of the query each holds
-(``coverage.first_by_coverage``), and the list is cut to k. Each step is a rule of ``rules.Rules``. Across scopes (``fuse_scopes``), the routed
+(``reference``), and the list is cut to k. Each step is a rule of ``rules.Rules``. Across scopes (``fuse_scopes``), the routed
 documents' list ranks first and the caller's scope fills the rest (``Routing.mode`` "first"),
 or the two lists are fused by weighted RRF ("fusion"). Every parent comes once.
 """
@@ -16,10 +15,10 @@ from collections.abc import Callable, Sequence
 
 from evidence_pipeline.fusion import RRF_K, rrf
 from evidence_pipeline.retrieval.candidates import Candidates
-from evidence_pipeline.retrieval.coverage import by_coverage, first_by_coverage
+from evidence_pipeline.retrieval.coverage import by_coverage
 from evidence_pipeline.retrieval.named_rows import promote_named_rows
 from evidence_pipeline.retrieval.query import Query
-from evidence_pipeline.retrieval.reference import is_reference, reference_last
+from evidence_pipeline.retrieval.reference import reference_last
 from evidence_pipeline.retrieval.route import Route, Routing, Scope
 from evidence_pipeline.retrieval.rules import ALL_RULES, Rules
 from evidence_pipeline.store.base import StoredHit
@@ -33,19 +32,11 @@ def _parent_text(hit: StoredHit) -> str:
     return hit.payload.get("parent_text", "")
 
 
-def _reorderable(hit: StoredHit) -> bool:
-    """A financial statement or reference material keeps its place among the first five: the
-    statement was placed by the statement the query names, the reference material by
-    ``reference_last``."""
-    return not hit.payload.get("statement") and not is_reference(hit.payload)
-
-
 def fuse(candidates: Candidates, query: Query, scope: Scope, k: int, rules: Rules = ALL_RULES) -> list[StoredHit]:
     """The first ``k`` candidates once the prose that covers the query's words has moved up
     (``rules.parent_coverage``), the rows and statements ``query`` names in ``scope`` have moved
-    their tables up (``rules.named_rows``), reference material has moved below the rest
-    (``rules.reference_last``) and the first five are in the order of the query's words they
-    hold (``rules.first_by_coverage``)."""
+    their tables up (``rules.named_rows``) and reference material has moved below the rest
+    (``rules.reference_last``)."""
     statements = scope.statements
     hits = candidates.hits
     if rules.parent_coverage:
@@ -56,8 +47,6 @@ def fuse(candidates: Candidates, query: Query, scope: Scope, k: int, rules: Rule
         hits = promote_named_rows(hits, "", _parent_text, depth=candidates.depth, statement=lambda hit: statements.strength(hit.payload))
     if rules.reference_last:
         hits = reference_last(hits, lambda hit: hit.payload, query.text)
-    if rules.first_by_coverage:
-        hits = first_by_coverage(hits, query.text, _parent_text, movable=_reorderable)
     return hits[:k]
 
 

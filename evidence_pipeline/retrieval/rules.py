@@ -28,10 +28,6 @@ class Rules:
       versions (``reference``).
     - ``parent_coverage``: the candidates whose whole text holds most of the query's distinctive
       words move up (``coverage``).
-    - ``first_by_coverage``: the first five parents, tables included, are reordered by how much
-      of the query's distinctive words each one's whole text holds among them; a financial
-      statement and reference material keep their places, and no parent below the five moves
-      into them (``coverage.first_by_coverage``).
     - ``focused_tables``: a large table is read as the rows the query names (``focus``); ranking
       is unchanged, the contexts shrink.
     - ``markdown_tables``: a language model reads the tables of a context in Markdown, not HTML
@@ -46,7 +42,6 @@ class Rules:
     whole_table: bool = True
     reference_last: bool = True
     parent_coverage: bool = True
-    first_by_coverage: bool = True
     focused_tables: bool = True
     markdown_tables: bool = True
 
