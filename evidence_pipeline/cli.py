@@ -204,7 +204,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_running_code() -> None:
+    """A command that writes a report reads the fingerprint of the code it runs before it measures
+    (``measurements.running_code``)."""
+    from evidence_pipeline.evaluation import measurements
+
+    measurements.running_code()
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    _read_running_code()
     from tqdm import tqdm
 
     from evidence_pipeline.corpus import expand_paths
@@ -305,6 +314,7 @@ def cmd_copy_store(args: argparse.Namespace) -> int:
 
 
 def cmd_parse_quality(args: argparse.Namespace) -> int:
+    _read_running_code()
     from evidence_pipeline.evaluation.parser_quality import render_text, run_report
 
     coverage = [Path(c) for c in args.coverage or []]
@@ -337,6 +347,7 @@ def cmd_parse_quality(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    _read_running_code()
     from evidence_pipeline.benchmark import run_bench
     from evidence_pipeline.benchmark.report import text_table
 

@@ -203,3 +203,18 @@ def test_a_report_of_other_code_keeps_the_page_as_it_was_and_names_its_command(t
     assert "## Not rendered" in page and note in page
     assert err.count("not rendered:") == 1 and "eval-sop" in err and "run `make eval` again" in err
     assert "from 1 report in" in page  # eval-sec alone
+
+
+def test_the_code_a_report_records_is_read_once_when_the_command_starts(monkeypatch, tmp_path):
+    """An edit made while a measurement runs does not pass for the code it measured: the
+    fingerprint is read once per process, and a measuring command reads it before anything else."""
+    from evidence_pipeline.evaluation import measurements
+
+    first = measurements.running_code()
+    monkeypatch.setattr(measurements, "code_fingerprint", lambda *args, **kwargs: "edited-since")
+    assert recorded()["code"] == first != "edited-since"
+    calls = []
+    monkeypatch.setattr(measurements, "running_code", lambda: calls.append("read") or first)
+    missing = tmp_path / "missing.jsonl"
+    assert main(["eval", "--docs", str(tmp_path), "--questions", str(missing)]) == 2  # stops before it measures
+    assert calls == ["read"]

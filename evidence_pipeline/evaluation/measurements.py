@@ -3,10 +3,9 @@
 ``evidence-pipeline eval --out data/reports/eval-X`` writes ``report.json`` and
 ``evidence-pipeline bench --out data/reports/bench`` writes ``bench.json``, and ``make coverage``
 writes ``coverage.json`` (``parse-quality --coverage --out``); each records the commit and UTC
-time it was written at and a digest of the code it measured (``recorded``, ``code_fingerprint``).
-``write_measurements`` reads every
-``<reports>/*/report.json``, ``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders
-one page: per eval set a table of systems by metric, the word coverage per corpus with its worst
+time it was written at and a digest of the code it measured, read when the command started
+(``recorded``, ``running_code``). ``write_measurements`` reads every ``<reports>/*/report.json``,
+``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders one page: per eval set a table of systems by metric, the word coverage per corpus with its worst
 files, the bench's figures, and a note for each file it cannot render. A report that measured
 other code than this checkout's (another fingerprint) is not rendered: its section stays as the
 page had it and the note names the command to run again.
@@ -16,6 +15,7 @@ The command reads JSON only: it imports no model, parser or store.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import subprocess
@@ -103,6 +103,14 @@ def code_fingerprint(package: Path = _PACKAGE, project_file: Path = _PROJECT_FIL
     return digest.hexdigest()[:16]
 
 
+@functools.cache
+def running_code() -> str:
+    """This checkout's ``code_fingerprint``, read once per process. A command that measures reads
+    it when it starts (``cli``), so an edit made while it runs does not pass for the code it
+    measured."""
+    return code_fingerprint()
+
+
 class NoReports(Exception):
     """No report file under the reports folder: nothing to render."""
 
@@ -110,7 +118,7 @@ class NoReports(Exception):
 def recorded(repo: Path | None = None) -> dict[str, Any]:
     """What a report records about when and from what it was written: the git commit of
     ``repo`` (this checkout by default; None outside git), whether tracked files differed
-    from it, the UTC time and the code's ``code_fingerprint``."""
+    from it, the UTC time and the code's fingerprint (``running_code``)."""
     repo = repo or Path(__file__).resolve().parents[2]
 
     def git(*args: str) -> str | None:
@@ -129,7 +137,7 @@ def recorded(repo: Path | None = None) -> dict[str, Any]:
         "commit": commit,
         "dirty": None if status is None else bool(status),
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "code": code_fingerprint(),
+        "code": running_code(),
     }
     try:
         from evidence_pipeline.pipeline import PIPELINE_VERSION
