@@ -378,9 +378,9 @@ def cmd_prepare_model(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from evidence_pipeline.evaluation.measurements import (
         NoReports,
-        code_fingerprint,
         measured_other_code,
         other_code_note,
+        running_code,
         write_measurements,
     )
 
@@ -389,7 +389,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except NoReports as exc:
         return _error(str(exc), 2)
     print(f"wrote {out} from {len(found)} report file{'s' if len(found) != 1 else ''} in {args.reports}")
-    code = code_fingerprint()
+    code = running_code()  # the fingerprint write_measurements rendered with, read once
     for entry in measured_other_code(found, code):
         print(f"not rendered: {entry.path}: {other_code_note(entry, code)}", file=sys.stderr)
     return 0

@@ -5,8 +5,9 @@
 writes ``coverage.json`` (``parse-quality --coverage --out``); each records the commit and UTC
 time it was written at and a digest of the code it measured, read when the command started
 (``recorded``, ``running_code``). ``write_measurements`` reads every ``<reports>/*/report.json``,
-``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders one page: per eval set a table of systems by metric, the word coverage per corpus with its worst
-files, the bench's figures, and a note for each file it cannot render. A report that measured
+``<reports>/*/bench.json`` and ``<reports>/coverage.json`` and renders one page: per eval set a
+table of systems by metric, the word coverage per corpus with its worst files, the bench's
+figures, and a note for each file it cannot render. A report that measured
 other code than this checkout's (another fingerprint) is not rendered: its section stays as the
 page had it and the note names the command to run again.
 The page depends only on the reports' contents, so the same reports give the same page.
@@ -498,12 +499,12 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
     as they were, in their places. With ``code`` (this checkout's ``code_fingerprint``), a
     report that measured other code is not rendered (``measured_other_code``): its section
     stays as ``kept`` has it, and a note says which command measures it again."""
-    other = measured_other_code(found, code) if code else []
-    current = [f for f in found if all(f is not o for o in other)]
+    other = {id(f) for f in measured_other_code(found, code)} if code else set()
+    current = [f for f in found if id(f) not in other]
     evals = sorted((f for f in current if f.kind == "eval"), key=lambda f: _order(f.name))
     benches = [f for f in current if f.kind == "bench"]
     coverages = [f for f in current if f.kind == "coverage"]
-    skipped = [f for f in found if f.kind is None or any(f is o for o in other)]
+    skipped = [f for f in found if f.kind is None or id(f) in other]
     rendered = len(evals) + len(benches) + len(coverages)
     by_name = {f.name: f for f in evals}
     kept = kept or Kept({}, {}, None, {})
@@ -564,5 +565,5 @@ def write_measurements(reports: Path = REPORTS, out: Path = OUT, fresh: bool = F
         raise NoReports(f"no reports in {reports} ({names}): run `make eval` (or another make eval-* target) or `make bench` first")
     kept = kept_sections(out.read_text(encoding="utf-8")) if out.is_file() and not fresh else None
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(found, reports, out, kept, code=code_fingerprint()), encoding="utf-8")
+    out.write_text(render(found, reports, out, kept, code=running_code()), encoding="utf-8")
     return out, found
