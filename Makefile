@@ -128,7 +128,7 @@ eval-protocols: install
 SPLIT ?= all
 LINK_DOCS = rm -rf $(1) && mkdir -p $(1) && ln -s $(foreach c,$(2),$(abspath $(SHARED))/$(c)/pdfs/*.pdf) $(1)/
 
-# Fourteen sponsor protocols (829 pages): 82 questions written by hand from the PDFs' text
+# Fourteen sponsor protocols (829 pages): 151 questions written by hand from the PDFs' text
 # (data/questions/sponsor-protocols.curation.md), every answer checked on its page first.
 eval-sponsor: install
 	$(PY) -m evidence_pipeline.evaluation.check_questions data/questions/sponsor-protocols.jsonl $(SHARED)/sponsor-protocols/pdfs
