@@ -34,7 +34,11 @@ results returns the first 5 of a search for 10."""
 MIN_SOLE_WORD = 5
 """A label of one content word counts when the word has at least this many letters: a short
 one ("pH", "Mac", "Net") is an abbreviation or a fragment that many queries hold by chance,
-unless the query writes it with its capital as the label prints it (``short_name``)."""
+unless the query writes it with its capital as the label prints it (``short_name``). A longer
+one counts where the query names a period, as a question after a row's figure does ("Intel's
+revenue in Q1 2023"), or prints the word with a capital, as the row prints its name
+(``sole_word``); otherwise "subjects", "blood" or "glucose" in the running words of a question
+are no row's name ("Number of Subjects", "Blood", "Glucose": rows of many a protocol's tables)."""
 
 # Where a label's name ends: a footnote marker "(5)", "(a)", a currency sign, or a figure
 # the parser left in the label cell ("Advertising services (5) 7,612"), two digits or more. A
@@ -89,6 +93,15 @@ def label_phrase(label: str) -> tuple[tuple[str, ...], int]:
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def sole_word(label: str) -> frozenset[str] | None:
+    """For a label of one content word (``label_phrase``), the words of its name, folded
+    ("Other assets": "other", "assets"); None for any other label."""
+    if label_phrase(label)[1] != 1:
+        return None
+    return frozenset(fold(w) for w in _label_name(label))
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def short_name(label: str) -> str | None:
     """A label that is one short word set with a capital ("Mac", "AWS", "EMEA"), as printed:
     too short to count by its letters alone (``MIN_SOLE_WORD``), it names its row where a query
@@ -133,6 +146,9 @@ def named_row_strength(parent_text: str, query: QueryWords) -> float:
     best = 0.0
     for label in row_labels(parent_text):
         phrase, content = label_phrase(label)
+        sole = sole_word(label) if content == 1 else None
+        if sole is not None and not query.dated and not sole & query.capitalised:
+            continue  # one word names a row in a query that names a period, or prints it with a capital
         if content > best and query.holds(phrase):
             whole = _label_words(label)
             net_dropped = "net" in whole[: len(whole) - len(phrase)] and not query.holds(whole)

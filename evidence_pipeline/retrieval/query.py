@@ -18,6 +18,7 @@ from datetime import date
 from evidence_pipeline import financial_statements
 from evidence_pipeline.financial_statements import SEGMENT_WORD, STATEMENT_KINDS
 from evidence_pipeline.sparse import SparseEncoder, SparseVector
+from evidence_pipeline.text import fold
 from evidence_pipeline.vocabulary import (
     MONTH_COUNTS,
     ORDINAL,
@@ -127,13 +128,18 @@ class QueryWords:
     """A text's words as row labels and statement titles are matched against them
     (``vocabulary.keyed_words``), each with the forms a label's word may take to match it (a
     Hangul word also less a particle of up to ``PARTICLE_SYLLABLES``); the acronyms it writes;
-    and its words as printed with their case, its first word left out (``cased``)."""
+    and its words as printed with their case, its first word left out (``cased``); the words it
+    prints with a capital, folded, its first word included (``capitalised``); whether it names a
+    period (``dated``: ``query_periods``)."""
 
     def __init__(self, text: str):
         self.forms = [self._forms(w) for w in keyed_words(text)]
         self.known = frozenset().union(*self.forms)
         self.acronyms = frozenset(_ACRONYM.findall(text))
-        self.cased = frozenset(WORD_RE.findall(text)[1:])
+        printed = WORD_RE.findall(text)
+        self.cased = frozenset(printed[1:])
+        self.capitalised = frozenset(fold(w) for w in printed if w[:1].isupper())
+        self.dated = bool(query_periods(text))
 
     @staticmethod
     def _forms(word: str) -> frozenset[str]:
