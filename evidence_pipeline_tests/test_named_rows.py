@@ -338,12 +338,16 @@ def test_a_real_short_label_is_named_as_printed(page_units):
 
 
 def test_a_real_number_of_row_is_named_by_how_many(page_units):
-    """NCT06152666 pp. 1-4: the synopsis prints "Number of Study Sites"; "how many study sites"
-    moves it past the title page's prose."""
+    """NCT06152666 pp. 1-4: the synopsis prints "Number of Study Sites" and "Number of
+    participants"; "how many study sites" and "how many participants" move it past the title
+    page's prose, while "participants" in other words names no row of it (one word, no capital)."""
     hits = _prose_first(page_units("clinical-protocols/pdfs/NCT06152666_Prot_000.pdf", (1, 4)))
     (synopsis,) = [u for u in hits if "Number of Study Sites" in row_labels(u.text)]
+    assert "Number of participants" in row_labels(synopsis.text)
     assert hits[0] is not synopsis
     assert _promoted(hits, "How many study sites are planned for NCT06152666?")[0] == synopsis.unit_id
+    assert _promoted(hits, "In the day-case endourology study, how many participants are planned?")[0] == synopsis.unit_id
+    assert _promoted(hits, "What will participants be asked in the day-case endourology interviews?")[0] != synopsis.unit_id
 
 
 def test_a_real_common_size_table_is_not_promoted_past_the_statement(page_units):
@@ -410,6 +414,7 @@ def test_a_label_of_one_word_is_named_in_a_dated_query_or_with_a_capital():
     assert named_row_strength(disposition, QueryWords("Number of Subjects in Arm A?")) == 1
     assert named_row_strength(disposition, QueryWords("Blood — Arm A?")) == 1  # the first word counts
     assert named_row_strength(disposition, QueryWords("How many subjects were in Arm A in 2021?")) == 1
+    assert named_row_strength(disposition, QueryWords("how many subjects are planned?")) == 1  # "Number of"
     assets = table_html(["", "2022"], [["Other assets", "5,200"], ["Accrued interest payable", "310"]])
     assert named_row_strength(assets, QueryWords("What were Other assets at year end?")) == 1
     assert named_row_strength(assets, QueryWords("what were other assets at year end?")) == 0

@@ -37,8 +37,9 @@ one ("pH", "Mac", "Net") is an abbreviation or a fragment that many queries hold
 unless the query writes it with its capital as the label prints it (``short_name``). A longer
 one counts where the query names a period, as a question after a row's figure does ("Intel's
 revenue in Q1 2023"), or prints the word with a capital, as the row prints its name
-(``sole_word``); otherwise "subjects", "blood" or "glucose" in the running words of a question
-are no row's name ("Number of Subjects", "Blood", "Glucose": rows of many a protocol's tables)."""
+(``sole_word``), or asks "how many" of a "Number of ..." row (``_asks_count``); otherwise
+"subjects", "blood" or "glucose" in the running words of a question are no row's name ("Number of
+Subjects", "Blood", "Glucose": rows of many a protocol's tables)."""
 
 # Where a label's name ends: a footnote marker "(5)", "(a)", a currency sign, or a figure
 # the parser left in the label cell ("Advertising services (5) 7,612"), two digits or more. A
@@ -59,6 +60,7 @@ def _printed_words(label: str) -> list[str]:
 
 # "Number of study sites" is what a query asks as "how many study sites"
 _COUNT_OF = ("number", "of")
+_HOW_MANY = ("how", "many")
 
 
 def _label_name(label: str) -> list[str]:
@@ -99,6 +101,13 @@ def sole_word(label: str) -> frozenset[str] | None:
     if label_phrase(label)[1] != 1:
         return None
     return frozenset(fold(w) for w in _label_name(label))
+
+
+def _asks_count(label: str, phrase: tuple[str, ...], query: QueryWords) -> bool:
+    """A "Number of ..." label whose name the query asks for with "how many" ("how many
+    participants" names "Number of participants")."""
+    opens = tuple(fold(w) for w in _printed_words(label)[:2]) == _COUNT_OF
+    return opens and query.holds(_HOW_MANY + phrase)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -147,7 +156,7 @@ def named_row_strength(parent_text: str, query: QueryWords) -> float:
     for label in row_labels(parent_text):
         phrase, content = label_phrase(label)
         sole = sole_word(label) if content == 1 else None
-        if sole is not None and not query.dated and not sole & query.capitalised:
+        if sole is not None and not query.dated and not sole & query.capitalised and not _asks_count(label, phrase, query):
             continue  # one word names a row in a query that names a period, or prints it with a capital
         if content > best and query.holds(phrase):
             whole = _label_words(label)
