@@ -35,7 +35,7 @@ MIN_SOLE_WORD = 5
 """A label of one content word counts when the word has at least this many letters: a short
 one ("pH", "Mac", "Net") is an abbreviation or a fragment that many queries hold by chance,
 unless the query writes it with its capital as the label prints it (``short_name``). A longer
-one counts where the query names a period, as a question after a row's figure does ("Intel's
+one counts where the query names a period, as a question after a row's figure does ("the
 revenue in Q1 2023"), or prints the word with a capital, as the row prints its name
 (``sole_word``), or asks "how many" of a "Number of ..." row (``_asks_count``); otherwise
 "subjects", "blood" or "glucose" in the running words of a question are no row's name ("Number of
