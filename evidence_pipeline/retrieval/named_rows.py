@@ -146,7 +146,8 @@ NET_DROPPED = 0.5
 
 def named_row_strength(parent_text: str, query: QueryWords) -> float:
     """Content words of the longest row label of the parent's table that the query holds
-    as a phrase or as its acronym; 0 when the query names none of its rows.
+    as a phrase or as its acronym; 0 when the query names none of its rows. A label of one
+    content word counts only where ``MIN_SOLE_WORD`` says.
 
     A label the query holds only without its leading "Net" counts ``NET_DROPPED`` less: "Net
     additions to property, plant and equipment" (a non-GAAP table's) is another amount than
