@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from evidence_pipeline.cli import main
@@ -108,6 +109,35 @@ def test_an_eval_report_records_its_commit_and_time(tmp_path):
     assert rec["code"] == code_fingerprint()
     page = render(find_reports(tmp_path), tmp_path)
     assert "### eval-x\n" in page and f"pipeline version {rec['pipeline_version']}" in page
+
+
+def test_only_code_edits_mark_a_report_dirty(tmp_path):
+    """A report measured with edited docs or tests is of the committed code; one measured with an
+    edited module, or with ``pyproject.toml`` edited, is not."""
+    repo = tmp_path / "repo"
+    (repo / "evidence_pipeline").mkdir(parents=True)
+    (repo / "evidence_pipeline" / "search.py").write_text("K = 1\n")
+    (repo / "pyproject.toml").write_text("[project]\n")
+    (repo / "README.md").write_text("# x\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "x")
+    assert recorded(repo)["dirty"] is False
+    (repo / "README.md").write_text("# y\n")
+    (repo / "docs.md").write_text("new\n")
+    assert recorded(repo)["dirty"] is False
+    (repo / "evidence_pipeline" / "search.py").write_text("K = 2\n")
+    assert recorded(repo)["dirty"] is True
+    git("checkout", "--", "evidence_pipeline")
+    (repo / "evidence_pipeline" / "new.py").write_text("")  # an untracked module is measured too
+    assert recorded(repo)["dirty"] is True
+    (repo / "evidence_pipeline" / "new.py").unlink()
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert recorded(repo)["dirty"] is True
 
 
 def test_sections_with_no_report_here_stay_as_the_page_had_them(tmp_path, capsys):

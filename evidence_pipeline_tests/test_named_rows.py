@@ -63,6 +63,7 @@ def test_row_labels_reads_back_the_rendered_rows():
         ("Number of Study Sites", ("study", "site"), 2),  # asked as "how many study sites"
         ("Number of participants", ("partici",), 1),
         ("Number of", (), 0),
+        ("Total number of patients", ("patient",), 1),
         ("Number", ("number",), 1),
     ],
 )
@@ -415,6 +416,9 @@ def test_a_label_of_one_word_is_named_in_a_dated_query_or_with_a_capital():
     assert named_row_strength(disposition, QueryWords("Blood — Arm A?")) == 1  # the first word counts
     assert named_row_strength(disposition, QueryWords("How many subjects were in Arm A in 2021?")) == 1
     assert named_row_strength(disposition, QueryWords("how many subjects are planned?")) == 1  # "Number of"
+    totals = table_html(["", "Arm A"], [["Total number of patients", "48"]])  # named "patients" as "Number of patients" is
+    assert named_row_strength(totals, QueryWords("how many patients are planned?")) == 1
+    assert named_row_strength(totals, QueryWords("what do patients receive?")) == 0
     assets = table_html(["", "2022"], [["Other assets", "5,200"], ["Accrued interest payable", "310"]])
     assert named_row_strength(assets, QueryWords("What were Other assets at year end?")) == 1
     assert named_row_strength(assets, QueryWords("what were other assets at year end?")) == 0

@@ -118,8 +118,10 @@ class NoReports(Exception):
 
 def recorded(repo: Path | None = None) -> dict[str, Any]:
     """What a report records about when and from what it was written: the git commit of
-    ``repo`` (this checkout by default; None outside git), whether tracked files differed
-    from it, the UTC time and the code's fingerprint (``running_code``)."""
+    ``repo`` (this checkout by default; None outside git), whether its code (the package's
+    files and ``pyproject.toml``, what ``code_fingerprint`` reads) differed from it (``dirty``:
+    docs, tests and question files do not count), the UTC time and the code's fingerprint
+    (``running_code``)."""
     repo = repo or Path(__file__).resolve().parents[2]
 
     def git(*args: str) -> str | None:
@@ -133,7 +135,8 @@ def recorded(repo: Path | None = None) -> dict[str, Any]:
         return done.stdout.strip()
 
     commit = git("rev-parse", "HEAD") or None
-    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    # the code a report measures (``code_fingerprint``): docs written after a measurement do not mark it
+    status = git("status", "--porcelain", "--", _PACKAGE.name, _PROJECT_FILE.name) if commit else None
     out: dict[str, Any] = {
         "commit": commit,
         "dirty": None if status is None else bool(status),
@@ -232,7 +235,7 @@ def _when(meta: Mapping[str, Any]) -> str:
         return f"started {started} (local time); commit not recorded" if started else "commit and time not recorded"
     parts = []
     if rec.get("commit"):
-        parts.append(f"commit `{str(rec['commit'])[:10]}`" + (" with uncommitted changes" if rec.get("dirty") else ""))
+        parts.append(f"commit `{str(rec['commit'])[:10]}`" + (" with uncommitted code changes" if rec.get("dirty") else ""))
     if rec.get("pipeline_version"):
         parts.append(f"pipeline version {rec['pipeline_version']}")
     if rec.get("utc"):
@@ -515,8 +518,10 @@ def render(found: list[Found], reports: Path, out: Path = OUT, kept: Kept | None
         benches={n: v for n, v in kept.benches.items() if n not in {f.name for f in benches}},
     )
     stays = (
-        f" The {kept.count} section{'s' if kept.count != 1 else ''} with no report there stay as the page before had "
-        "them, each with the commit it was recorded at (`--fresh` drops them)."
+        " The section with no report there stays as the page before had it, with the commit it was recorded at (`--fresh` drops it)."
+        if kept.count == 1
+        else f" The {kept.count} sections with no report there stay as the page before had them, each with the commit it "
+        "was recorded at (`--fresh` drops them)."
         if kept.count
         else ""
     )

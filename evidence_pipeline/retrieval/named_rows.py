@@ -63,16 +63,22 @@ _COUNT_OF = ("number", "of")
 _HOW_MANY = ("how", "many")
 
 
-def _label_name(label: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 16)
+def _name_and_count(label: str) -> tuple[tuple[str, ...], bool]:
     """The words of a label that name its row, as printed (``_printed_words``), a leading
     "Total" or "Net" left out, and a leading "Number of" ("Number of Study Sites" is named by
-    "How many study sites ...")."""
+    "How many study sites ..."); and whether the label counts something (it opened with
+    "Number of" once "Total" or "Net" was left out)."""
     name = _printed_words(label)
     while name and fold(name[0]) in _LEADING:
         name = name[1:]
-    if tuple(fold(w) for w in name[:2]) == _COUNT_OF:
-        name = name[2:]
-    return name
+    counts = tuple(fold(w) for w in name[:2]) == _COUNT_OF
+    return tuple(name[2:] if counts else name), counts
+
+
+def _label_name(label: str) -> tuple[str, ...]:
+    """The words of a label that name its row (``_name_and_count``)."""
+    return _name_and_count(label)[0]
 
 
 def _wrapped_tail(label: str) -> bool:
@@ -104,10 +110,9 @@ def sole_word(label: str) -> frozenset[str] | None:
 
 
 def _asks_count(label: str, phrase: tuple[str, ...], query: QueryWords) -> bool:
-    """A "Number of ..." label whose name the query asks for with "how many" ("how many
-    participants" names "Number of participants")."""
-    opens = tuple(fold(w) for w in _printed_words(label)[:2]) == _COUNT_OF
-    return opens and query.holds(_HOW_MANY + phrase)
+    """A "Number of ..." label ("Total number of ..." too) whose name the query asks for with
+    "how many" ("how many participants" names "Number of participants")."""
+    return _name_and_count(label)[1] and query.holds(_HOW_MANY + phrase)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -157,8 +162,8 @@ def named_row_strength(parent_text: str, query: QueryWords) -> float:
     for label in row_labels(parent_text):
         phrase, content = label_phrase(label)
         sole = sole_word(label) if content == 1 else None
-        if sole is not None and not query.dated and not sole & query.capitalised and not _asks_count(label, phrase, query):
-            continue  # one word names a row in a query that names a period, or prints it with a capital
+        if sole is not None and not sole & query.capitalised and not _asks_count(label, phrase, query) and not query.dated:
+            continue  # one word names a row in a query that prints it with a capital, asks how many, or names a period
         if content > best and query.holds(phrase):
             whole = _label_words(label)
             net_dropped = "net" in whole[: len(whole) - len(phrase)] and not query.holds(whole)

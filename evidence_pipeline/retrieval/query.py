@@ -139,7 +139,13 @@ class QueryWords:
         printed = WORD_RE.findall(text)
         self.cased = frozenset(printed[1:])
         self.capitalised = frozenset(fold(w) for w in printed if w[:1].isupper())
-        self.dated = bool(query_periods(text))
+        self._text = text
+
+    @functools.cached_property
+    def dated(self) -> bool:
+        """The text names a period (``query_periods``); read on first use (a label of one word
+        without a capital asks it)."""
+        return bool(query_periods(self._text))
 
     @staticmethod
     def _forms(word: str) -> frozenset[str]:
