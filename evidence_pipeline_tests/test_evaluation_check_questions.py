@@ -10,13 +10,24 @@ from evidence_pipeline.evaluation.questions import Question, load_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOLS = ROOT / "data" / "questions" / "protocols.jsonl"
+SEC_MORE = ROOT / "data" / "questions" / "sec-10q-more.jsonl"
 
 
 def test_the_protocol_set_holds_up_on_its_pages(corpora, capsys):
     docs = corpora / "clinical-protocols" / "pdfs"
     questions = load_questions(PROTOCOLS)
-    assert len(questions) >= 30 and len({q.doc_id for q in questions}) >= 7
+    assert len(questions) >= 80 and len({q.doc_id for q in questions}) >= 9
     assert main([str(PROTOCOLS), str(docs)]) == 0
+    assert capsys.readouterr().out.strip().endswith(": 0 problems")
+
+
+def test_the_written_10q_set_holds_up_on_its_pages(corpora, capsys):
+    """Each filing's questions name its company and period; a short figure is pinned by its label."""
+    questions = load_questions(SEC_MORE)
+    assert len(questions) == 60 and len({q.doc_id for q in questions}) == 10
+    short = [q for q in questions if any(a.strip("()$%").replace(",", "").isdigit() and len(a.strip("()")) < 5 for a in q.answers)]
+    assert len(short) >= 3 and all(q.must_include for q in short)
+    assert main([str(SEC_MORE), str(corpora / "sec-10q-dev" / "pdfs")]) == 0
     assert capsys.readouterr().out.strip().endswith(": 0 problems")
 
 
