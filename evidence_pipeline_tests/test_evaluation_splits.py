@@ -60,7 +60,9 @@ def test_filter_keeps_every_question_of_a_document_together():
         filter_split(questions, "test")
 
 
-@pytest.mark.parametrize("name", ["sponsor-protocols.jsonl", "financebench-more.jsonl", "lookup.jsonl", "protocols.jsonl", "sec-10q-more.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["sponsor-protocols.jsonl", "financebench-more.jsonl", "lookup.jsonl", "protocols.jsonl", "sec-10q-more.jsonl"]
+)
 def test_shipped_sets_have_both_halves(name: str):
     questions = load_questions(QUESTIONS / name)
     halves = {s: filter_split(questions, s) for s in SPLITS}
